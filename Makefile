@@ -1,0 +1,50 @@
+# Two commands: `make test` and `make lab`. Both build .venv from the pinned
+# set in requirements.lock the first time, and reuse it while nothing changed.
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.agentlab-installed
+
+# The test suite never talks to a real model: AGENTLAB_OFFLINE makes
+# from_env() refuse, and the usual key variables are dropped as well.
+OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK_API_KEY \
+           AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
+
+.PHONY: test lab lint notebooks lock clean
+
+test: $(STAMP)
+	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check agentlab tests benchmarks
+	$(VENV)/bin/ruff format --check agentlab tests benchmarks
+
+# Re-run every notebook in place, keyless, so the stored outputs are what
+# nbval will compare against. Run it after changing a notebook or the package.
+notebooks: $(STAMP)
+	$(OFFLINE) $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
+		--ExecutePreprocessor.record_timing=False notebooks/*.ipynb
+
+# Refresh the pinned set (needs the registry); commit requirements.lock after.
+lock: $(VENV)/bin/python
+	$(PY) -m pip install --quiet --upgrade -e '.[lab,test]'
+	$(PY) -m pip freeze --all --exclude-editable | grep -v '^pip==' > requirements.lock
+
+clean:
+	rm -rf $(VENV)
+
+$(VENV)/bin/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "agentlab needs Python 3.11 or newer; found " + sys.version.split()[0] + " (try: make PYTHON=python3.11 ...)")'
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): $(VENV)/bin/python requirements.lock pyproject.toml
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@# Build matplotlib's font cache now, so no notebook prints "building the font cache".
+	$(PY) -c "import matplotlib.font_manager"
+	touch $(STAMP)

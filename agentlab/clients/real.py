@@ -1,0 +1,123 @@
+"""Real model clients from ``.env`` or the environment.
+
+:func:`from_env` builds a plain ``openai.OpenAI`` for any OpenAI-compatible
+service. Two sets of variables are understood (the first complete one wins,
+and the process environment wins over ``.env``):
+
+=================  ====================  ==================
+generic            DashScope (the seed)  meaning
+=================  ====================  ==================
+``LLM_API_KEY``    ``DASHSCOPE_API_KEY`` the secret key
+``LLM_BASE_URL``   ``MODEL_BASE_URL``    the service's ``/v1`` URL
+``LLM_MODEL``      ``MODEL_NAME``        a model that supports tool calls
+=================  ====================  ==================
+
+Anything missing or malformed raises :class:`ModelConfigError` with one
+readable line naming what to fix. The key never appears in a message, a
+``repr`` or a trace. When ``AGENTLAB_OFFLINE`` is set (``make test`` sets
+it) real models are refused outright, so a student's ``.env`` can never
+change test results or spend money.
+
+This module does not retry, stream or call anything: it only configures.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dotenv import dotenv_values, find_dotenv
+from dotenv.parser import parse_stream
+from openai import OpenAI
+
+# (name of the set, key variable, base-URL variable, model variable)
+VARIABLE_SETS = [
+    ("LLM", "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL"),
+    ("DashScope", "DASHSCOPE_API_KEY", "MODEL_BASE_URL", "MODEL_NAME"),
+]
+PLACEHOLDER_MARKERS = ("replace-with", "your-api-key", "你的key")
+
+
+class ModelConfigError(ValueError):
+    """The real-model settings are missing or unusable (the message says which)."""
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Where and what to call. The key is kept out of ``repr``."""
+
+    provider: str
+    base_url: str
+    model: str
+    api_key: str = field(repr=False)
+
+    def client(self, timeout: float = 60.0) -> OpenAI:
+        # max_retries=0: the agent loop counts and retries requests itself.
+        return OpenAI(api_key=self.api_key, base_url=self.base_url, timeout=timeout, max_retries=0)
+
+
+def load_settings(
+    env_file: str | Path | None = None, environ: Mapping[str, str] | None = None
+) -> ModelSettings:
+    """Read the settings from ``environ`` (default ``os.environ``) and ``.env``."""
+    environ = os.environ if environ is None else environ
+    if environ.get("AGENTLAB_OFFLINE"):
+        raise ModelConfigError(
+            "real models are switched off (AGENTLAB_OFFLINE is set, as under `make test`)"
+        )
+    values = {**read_env_file(env_file), **{k: v for k, v in environ.items() if v}}
+
+    partial = []
+    for name, key_var, url_var, model_var in VARIABLE_SETS:
+        wanted = (key_var, url_var, model_var)
+        present = [v for v in wanted if values.get(v, "").strip()]
+        if len(present) == len(wanted):
+            return _checked(name, values, key_var, url_var, model_var)
+        if present:
+            missing = ", ".join(v for v in wanted if v not in present)
+            partial.append(f"{name} settings are incomplete: missing {missing}")
+    if partial:
+        raise ModelConfigError("; ".join(partial) + " (see .env.example)")
+    raise ModelConfigError(
+        "no real model configured: set LLM_API_KEY, LLM_BASE_URL and LLM_MODEL "
+        "(or DASHSCOPE_API_KEY, MODEL_BASE_URL and MODEL_NAME) in .env; see .env.example"
+    )
+
+
+def from_env(env_file: str | Path | None = None, timeout: float = 60.0) -> OpenAI:
+    """An ``openai.OpenAI`` for the configured service (see :func:`load_settings`)."""
+    return load_settings(env_file).client(timeout=timeout)
+
+
+def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
+    """The ``KEY=VALUE`` pairs of ``.env`` (searched upwards from the working
+    directory when not given); an unreadable or malformed file is an error."""
+    path = Path(env_file) if env_file else Path(find_dotenv(usecwd=True) or ".env")
+    if not path.is_file():
+        if env_file:
+            raise ModelConfigError(f"env file {str(path)!r} does not exist")
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelConfigError(f"cannot read {path.name}: {type(exc).__name__}") from None
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            line = binding.original.line
+            raise ModelConfigError(f"{path.name} line {line} is not of the form KEY=VALUE")
+    values = dotenv_values(stream=io.StringIO(text))
+    return {k: v for k, v in values.items() if v}
+
+
+def _checked(name: str, values: dict[str, str], key_var: str, url_var: str, model_var: str):
+    key, url, model = (values[v].strip() for v in (key_var, url_var, model_var))
+    if any(marker in key.lower() for marker in PLACEHOLDER_MARKERS):
+        raise ModelConfigError(f"{key_var} still holds the placeholder from .env.example")
+    if not url.startswith(("http://", "https://")):
+        raise ModelConfigError(f"{url_var} must be an http(s) URL ending in /v1 or similar")
+    if any(marker in url.upper() for marker in ("YOUR_", "REPLACE")):
+        raise ModelConfigError(f"{url_var} still holds the placeholder from .env.example")
+    return ModelSettings(provider=name, base_url=url, model=model, api_key=key)

@@ -1,0 +1,259 @@
+"""Scripted model clients: real ``openai.OpenAI`` objects answered in process.
+
+A :class:`ScriptedClient` *is* an ``openai.OpenAI``. Its HTTP client uses an
+in-process ``MockTransport`` (from ``httpx2``, the HTTP library the openai SDK
+is built on), so the SDK builds every request and parses every reply exactly
+as it would with a real service. No key, no network, same loop code.
+
+What the "model" says comes from a *script*, in one of two forms:
+
+- a list of turns, played in order (:class:`Reply` or :class:`HttpError`);
+- a *policy*: a function of the :class:`Conversation` so far that returns
+  the next turn, like pydantic-ai's ``FunctionModel``. Policies read what the
+  tools returned, so their answers follow the data.
+
+Every request is recorded in ``client.requests`` (messages and tools as the
+model saw them), so tests and notebooks can show what the model was given.
+Replies carry a ``usage`` block estimated by :func:`estimate_tokens`.
+
+This module does not decide anything itself: the behaviours (an honest
+analyst, a model that never stops, ...) live in ``behaviours.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx2
+from openai import OpenAI
+
+SCRIPTED_BASE_URL = "http://scripted.agentlab.invalid/v1"
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call the scripted model asks for.
+
+    ``arguments`` is normally a dict (sent as JSON); a string is sent as it
+    is, which lets a script send broken JSON on purpose.
+    """
+
+    name: str
+    arguments: dict[str, Any] | str = field(default_factory=dict)
+
+    def arguments_json(self) -> str:
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(self.arguments, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One assistant turn: some text, some tool calls, or both."""
+
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class HttpError:
+    """The service answers this turn with an HTTP error instead of a reply."""
+
+    status: int
+    message: str = "scripted HTTP error"
+
+
+Turn = Reply | HttpError
+
+
+def say(content: str) -> Reply:
+    """A final text answer."""
+    return Reply(content=content)
+
+
+def call(name: str, arguments: dict[str, Any] | str | None = None, **kwargs: Any) -> Reply:
+    """A turn with one tool call: ``call("analyze_csv", relative_path="sales.csv")``."""
+    args = arguments if arguments is not None else kwargs
+    return Reply(tool_calls=(ToolCall(name, args),))
+
+
+@dataclass
+class Conversation:
+    """What a policy sees: the request as the service received it."""
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    request_number: int  # 1 for the first request this client answers
+
+    @property
+    def task(self) -> str:
+        """The most recent user message."""
+        for message in reversed(self.messages):
+            if message.get("role") == "user":
+                return content_text(message.get("content"))
+        return ""
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every tool message so far, its JSON content parsed where possible."""
+        results = []
+        for message in self.messages:
+            if message.get("role") != "tool":
+                continue
+            text = content_text(message.get("content"))
+            try:
+                parsed = json.loads(text)
+            except json.JSONDecodeError:
+                parsed = {"status": "unknown", "text": text}
+            results.append(parsed if isinstance(parsed, dict) else {"value": parsed})
+        return results
+
+    def last_tool_result(self) -> dict[str, Any] | None:
+        results = self.tool_results()
+        return results[-1] if results else None
+
+    def tool_names_called(self) -> list[str]:
+        names = []
+        for message in self.messages:
+            for tc in message.get("tool_calls") or []:
+                names.append(tc["function"]["name"])
+        return names
+
+
+Policy = Callable[[Conversation], Turn]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request as the scripted service received it."""
+
+    number: int
+    model: str
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    stream: bool
+
+
+def play_in_order(turns: Sequence[Turn]) -> Policy:
+    """A policy that plays ``turns`` one per request, then reports it ran out."""
+    turns = list(turns)
+
+    def policy(conversation: Conversation) -> Turn:
+        index = conversation.request_number - 1
+        if index < len(turns):
+            return turns[index]
+        return HttpError(500, f"the script has only {len(turns)} turn(s)")
+
+    return policy
+
+
+class ScriptedClient(OpenAI):
+    """An ``openai.OpenAI`` whose replies come from a script, not a server."""
+
+    def __init__(self, script: Policy | Sequence[Turn], *, name: str = "scripted") -> None:
+        self.script_name = name
+        self.policy: Policy = script if callable(script) else play_in_order(script)
+        self.requests: list[RecordedRequest] = []
+        transport = httpx2.MockTransport(self._handle)
+        super().__init__(
+            api_key="scripted-no-key",
+            base_url=SCRIPTED_BASE_URL,
+            max_retries=0,  # request counts stay honest; retries are the loop's job
+            http_client=httpx2.Client(transport=transport),
+        )
+
+    def __repr__(self) -> str:
+        return f"ScriptedClient({self.script_name!r}, requests={len(self.requests)})"
+
+    # -- the in-process "service" ------------------------------------------------
+
+    def _handle(self, request: httpx2.Request) -> httpx2.Response:
+        if not request.url.path.endswith("/chat/completions"):
+            return _error_response(404, f"the scripted service has no {request.url.path}")
+        body = json.loads(request.content)
+        recorded = RecordedRequest(
+            number=len(self.requests) + 1,
+            model=body.get("model", ""),
+            messages=body.get("messages", []),
+            tools=body.get("tools", []),
+            stream=bool(body.get("stream")),
+        )
+        self.requests.append(recorded)
+        conversation = Conversation(recorded.messages, recorded.tools, recorded.number)
+        try:
+            turn = self.policy(conversation)
+        except Exception as exc:  # a broken script is a failing service, not a crash
+            return _error_response(500, f"scripted policy raised {type(exc).__name__}: {exc}")
+        if isinstance(turn, HttpError):
+            return _error_response(turn.status, turn.message)
+        return httpx2.Response(200, json=completion_body(turn, recorded))
+
+
+def completion_body(reply: Reply, request: RecordedRequest) -> dict[str, Any]:
+    """The JSON a chat-completions service returns for ``reply``."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{request.number}_{i}",
+                "type": "function",
+                "function": {"name": tc.name, "arguments": tc.arguments_json()},
+            }
+            for i, tc in enumerate(reply.tool_calls)
+        ]
+    return {
+        "id": f"chatcmpl-scripted-{request.number}",
+        "object": "chat.completion",
+        "created": 0,  # fixed, so recorded runs are reproducible
+        "model": request.model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+            }
+        ],
+        "usage": usage_block(request, reply),
+    }
+
+
+def estimate_tokens(text: str) -> int:
+    """A documented stand-in for a tokenizer: one token per 4 UTF-8 bytes.
+
+    That is about one token per English word piece and ~0.75 per Chinese
+    character, close enough to real tokenizers to reason about budgets.
+    """
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def usage_block(request: RecordedRequest, reply: Reply) -> dict[str, int]:
+    prompt_text = json.dumps(request.messages, ensure_ascii=False)
+    if request.tools:
+        prompt_text += json.dumps(request.tools, ensure_ascii=False)
+    reply_text = (reply.content or "") + "".join(
+        tc.name + tc.arguments_json() for tc in reply.tool_calls
+    )
+    prompt, completion = estimate_tokens(prompt_text), estimate_tokens(reply_text)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def content_text(content: Any) -> str:
+    """Message content as plain text (content may be a list of parts)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def _error_response(status: int, message: str) -> httpx2.Response:
+    return httpx2.Response(
+        status, json={"error": {"message": message, "type": "scripted_error", "code": status}}
+    )

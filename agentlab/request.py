@@ -1,0 +1,114 @@
+"""One model request: send the history, get back text and tool calls.
+
+This is the *decide* phase of a step. It relies only on what any
+OpenAI-compatible chat-completions service returns, so ``run_agent`` works
+with any ``openai.OpenAI`` client, scripted or real.
+
+A failing request never raises out of here: SDK errors (HTTP status,
+connection, timeout) and replies we cannot use come back as
+:class:`ModelFailure`, so the loop can end the run with ``model_error`` and
+keep its history.
+
+It does not execute tools or decide when to stop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+
+@dataclass(frozen=True)
+class CallRequest:
+    """A tool call as the model asked for it (arguments still a JSON string)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class ModelTurn:
+    """What the model said in one request."""
+
+    content: str | None
+    calls: list[CallRequest] = field(default_factory=list)
+    tokens: int = 0
+    usage_reported: bool = True
+
+    def as_message(self) -> dict[str, Any]:
+        """The assistant message that goes back into the history."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        if self.calls:
+            message["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in self.calls
+            ]
+        return message
+
+
+@dataclass(frozen=True)
+class ModelFailure:
+    """The request failed; ``message`` says how, without any secret."""
+
+    kind: str  # "http_status" | "connection" | "timeout" | "bad_reply"
+    message: str
+    status_code: int | None = None
+
+
+def request_turn(
+    client: openai.OpenAI,
+    model: str,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+) -> ModelTurn | ModelFailure:
+    """Make one non-streamed chat-completions request."""
+    options: dict[str, Any] = {"model": model, "messages": messages}
+    if tools:
+        options["tools"] = tools
+    try:
+        response = client.chat.completions.create(**options)
+    except openai.APIStatusError as exc:
+        return ModelFailure("http_status", _status_message(exc), exc.status_code)
+    except openai.APITimeoutError:
+        return ModelFailure("timeout", "the model request timed out")
+    except openai.APIConnectionError as exc:
+        return ModelFailure("connection", f"could not reach the model service: {exc}")
+    except openai.OpenAIError as exc:
+        return ModelFailure("bad_reply", f"{type(exc).__name__}: {exc}")
+    return turn_from_completion(response)
+
+
+def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
+    """Read text, tool calls and usage out of a parsed ``ChatCompletion``."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        return ModelFailure("bad_reply", "the model service returned no choices")
+    message = choices[0].message
+    calls = []
+    for tc in message.tool_calls or []:
+        function = getattr(tc, "function", None)
+        if function is None:  # e.g. a "custom" tool call: not something we offered
+            calls.append(CallRequest(tc.id, f"<{tc.type}>", ""))
+        else:
+            calls.append(CallRequest(tc.id, function.name, function.arguments or ""))
+    usage = getattr(response, "usage", None)
+    return ModelTurn(
+        content=message.content,
+        calls=calls,
+        tokens=usage.total_tokens if usage else 0,
+        usage_reported=usage is not None,
+    )
+
+
+def _status_message(exc: openai.APIStatusError) -> str:
+    detail = exc.body.get("message") if isinstance(exc.body, dict) else None
+    if not detail and isinstance(exc.body, dict) and isinstance(exc.body.get("error"), dict):
+        detail = exc.body["error"].get("message")
+    return f"HTTP {exc.status_code} from the model service: {detail or exc.message}"

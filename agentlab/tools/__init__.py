@@ -1,0 +1,21 @@
+"""Tools the agent may call, and the registry that dispatches them.
+
+- :mod:`agentlab.tools.registry`: ``Tool``, ``ToolRegistry``, ``ok``/``error``.
+- :mod:`agentlab.tools.sandbox`: keeping file paths inside their folder.
+- :mod:`agentlab.tools.sales`: ``analyze_csv`` and ``sales_tools()``.
+"""
+
+from .registry import Tool, ToolRegistry, ToolResult, error, ok
+from .sales import analyze_csv, sales_tools
+from .sandbox import resolve_inside
+
+__all__ = [
+    "Tool",
+    "ToolRegistry",
+    "ToolResult",
+    "analyze_csv",
+    "error",
+    "ok",
+    "resolve_inside",
+    "sales_tools",
+]

@@ -1,0 +1,113 @@
+"""``analyze_csv``: the read-only sales tool of chapter 02.
+
+It reads a CSV with the columns ``category,quantity,unit_price`` from the
+``input/`` folder of a data directory (the repository's ``data/`` unless told
+otherwise) and returns revenue per category, the total and the top category.
+It never reads outside that folder and never guesses: a bad file or row is an
+error result naming the problem (and the line, for a bad row).
+
+It does not write anything and knows nothing about the model or the loop.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .registry import Tool, ToolRegistry, ToolResult, error, ok
+from .sandbox import resolve_inside
+
+REQUIRED_COLUMNS = ("category", "quantity", "unit_price")
+REPO_DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+
+
+def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
+    """Revenue by category for ``input_dir / relative_path``."""
+    path = resolve_inside(input_dir, relative_path)
+    if isinstance(path, dict):
+        return path
+    source = [f"input/{path.relative_to(input_dir.resolve()).as_posix()}"]
+    if not path.is_file():
+        return error("FILE_NOT_FOUND", f"no CSV file named {relative_path!r} in input/", source)
+
+    try:
+        # utf-8-sig reads files with and without a byte-order mark alike.
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            reader = csv.DictReader(handle)
+            if reader.fieldnames is None:
+                return error("EMPTY_CSV", "the file is empty", source)
+            missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames]
+            if missing:
+                return error("INVALID_CSV", f"missing column(s): {', '.join(missing)}", source)
+            revenue: dict[str, int] = {}
+            rows = 0
+            for row in reader:
+                problem = _row_problem(row)
+                if problem:
+                    return error("INVALID_ROW", f"line {reader.line_num}: {problem}", source)
+                category = row["category"].strip()
+                amount = int(row["quantity"]) * int(row["unit_price"])
+                revenue[category] = revenue.get(category, 0) + amount
+                rows += 1
+    except UnicodeDecodeError:
+        return error("INVALID_CSV", "the file is not UTF-8 text", source)
+    except (OSError, csv.Error) as exc:
+        return error("INVALID_CSV", f"could not read the CSV: {exc}", source)
+
+    if rows == 0:
+        return error("EMPTY_CSV", "the CSV has a header but no data rows", source)
+
+    ranked = sorted(revenue.items(), key=lambda item: (-item[1], item[0]))
+    return ok(
+        {
+            "row_count": rows,
+            "revenue_by_category": [{"category": c, "revenue": r} for c, r in ranked],
+            "total_revenue": sum(revenue.values()),
+            "top_category": ranked[0][0],
+            "top_revenue": ranked[0][1],
+        },
+        source,
+    )
+
+
+def _row_problem(row: dict[str, str | None]) -> str | None:
+    if None in row:
+        return "the row has more fields than the header"
+    if not (row.get("category") or "").strip():
+        return "the category is empty"
+    for column in ("quantity", "unit_price"):
+        text = (row.get(column) or "").strip()
+        if not (text.isascii() and text.isdigit()):
+            return f"{column} must be a non-negative integer, got {text!r}"
+    return None
+
+
+def sales_tools(data_dir: str | Path | None = None) -> ToolRegistry:
+    """A registry holding ``analyze_csv`` over ``<data_dir>/input/``."""
+    input_dir = Path(data_dir or REPO_DATA_DIR) / "input"
+
+    def run(relative_path: str) -> ToolResult:
+        return analyze_csv(input_dir, relative_path)
+
+    return ToolRegistry(
+        [
+            Tool(
+                name="analyze_csv",
+                description=(
+                    "Read a sales CSV (columns category, quantity, unit_price) from the "
+                    "input/ folder and return revenue per category, the total revenue "
+                    "and the top category."
+                ),
+                parameters={
+                    "properties": {
+                        "relative_path": {
+                            "type": "string",
+                            "description": "File name relative to input/, e.g. sales.csv",
+                        }
+                    },
+                    "required": ["relative_path"],
+                },
+                function=run,
+            )
+        ]
+    )

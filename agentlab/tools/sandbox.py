@@ -1,0 +1,49 @@
+"""Keep file tools inside their folder.
+
+A model may send ``../../.ssh/id_rsa`` by mistake or because a document told
+it to. The system prompt cannot stop that; only the tool can. Every path a
+tool touches goes through :func:`resolve_inside` first, which refuses:
+
+- anything that is not a non-empty string, or holds a NUL byte;
+- absolute paths (``/etc/passwd``, ``C:\\x``) and backslashes (``..\\x`` on
+  Windows-style paths; we only speak ``/``);
+- ``..`` anywhere in the path;
+- a path that, once symlinks are resolved, lands outside the root.
+
+It returns either the resolved path or an error tool result with
+``PATH_NOT_ALLOWED``. It does not check that the file exists: each tool says
+``FILE_NOT_FOUND`` in its own words.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from .registry import ToolResult, error
+
+
+def resolve_inside(root: Path, relative_path: object) -> Path | ToolResult:
+    """``root / relative_path`` resolved, or a ``PATH_NOT_ALLOWED`` result."""
+    refusal = _refuse(relative_path)
+    if refusal:
+        return error("PATH_NOT_ALLOWED", f"{refusal}: {relative_path!r}")
+    root = root.resolve()
+    target = (root / str(relative_path)).resolve()
+    if not target.is_relative_to(root):
+        return error("PATH_NOT_ALLOWED", f"{relative_path!r} leads outside the allowed folder")
+    return target
+
+
+def _refuse(relative_path: object) -> str | None:
+    if not isinstance(relative_path, str) or not relative_path.strip():
+        return "the path must be a non-empty relative path"
+    if "\x00" in relative_path:
+        return "the path contains a NUL byte"
+    if "\\" in relative_path:
+        return "use '/' as the separator; backslashes are not allowed"
+    posix = PurePosixPath(relative_path)
+    if posix.is_absolute() or (len(relative_path) > 1 and relative_path[1] == ":"):
+        return "only relative paths are allowed"
+    if ".." in posix.parts:
+        return "'..' is not allowed in a path"
+    return None
