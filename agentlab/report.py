@@ -50,18 +50,18 @@ def chinese_font() -> str:
         return font_manager.FontProperties(fname=str(path)).get_name()
 
 
-def chinese_rc() -> dict:
-    """rcParams that render Chinese text (use with ``matplotlib.rc_context``)."""
-    return {
-        "font.family": "sans-serif",
-        "font.sans-serif": [chinese_font(), "DejaVu Sans"],
-        "axes.unicode_minus": False,  # CJK fonts may lack U+2212
-    }
+def use_chinese_font() -> str:
+    """Put the CJK font first in matplotlib's font list; return its name.
 
-
-def use_chinese_font() -> None:
-    """Make every later chart in this session render Chinese text."""
-    matplotlib.rcParams.update(chinese_rc())
+    This changes matplotlib's global rcParams on purpose: tick labels are
+    created when a figure is drawn, which in a notebook happens after the
+    cell ran, so a temporary ``rc_context`` would not reach them. DejaVu
+    Sans stays as the fallback for glyphs the CJK font lacks.
+    """
+    family = chinese_font()
+    matplotlib.rcParams["font.family"] = [family, "DejaVu Sans"]
+    matplotlib.rcParams["axes.unicode_minus"] = False  # CJK fonts may lack U+2212
+    return family
 
 
 def excerpt(text: str | None, width: int = 36) -> str:
@@ -113,38 +113,38 @@ def plot_steps_by_outcome(
 ) -> Figure:
     """Bars of steps used per run, coloured by outcome, with the cap drawn."""
     names = list(runs)
-    with matplotlib.rc_context(chinese_rc()):
-        fig = Figure(figsize=(8, 3.6), layout="constrained")
-        ax = fig.subplots()
-        colours = [OUTCOME_COLORS[runs[n].outcome] for n in names]
-        bars = ax.bar(names, [runs[n].steps for n in names], color=colours, width=0.55)
-        ax.bar_label(bars, labels=[runs[n].stop_reason for n in names], padding=3, fontsize=9)
-        top = max([runs[n].steps for n in names] + [cap or 0])
-        if cap is not None:
-            ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
-            ax.text(
-                -0.45,
-                cap + 0.08,
-                f"步数上限 max_steps={cap}",
-                ha="left",
-                va="bottom",
-                fontsize=9,
-                color="#424242",
-            )
-        ax.set_ylim(0, top + 1.5)
-        ax.set_ylabel("步数（模型请求轮数）")
-        ax.set_xlabel("场景")
-        ax.set_title(title)
-        seen = [o for o in OUTCOMES if any(runs[n].outcome == o for n in names)]
-        handles = [Patch(color=OUTCOME_COLORS[o]) for o in seen]
-        ax.legend(
-            handles,
-            [OUTCOME_LABELS[o] for o in seen],
-            title="outcome",
-            loc="upper left",
-            bbox_to_anchor=(1.01, 1),
-            fontsize=8,
+    use_chinese_font()
+    fig = Figure(figsize=(8, 3.6), layout="constrained")
+    ax = fig.subplots()
+    colours = [OUTCOME_COLORS[runs[n].outcome] for n in names]
+    bars = ax.bar(names, [runs[n].steps for n in names], color=colours, width=0.55)
+    ax.bar_label(bars, labels=[runs[n].stop_reason for n in names], padding=3, fontsize=9)
+    top = max([runs[n].steps for n in names] + [cap or 0])
+    if cap is not None:
+        ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
+        ax.text(
+            -0.45,
+            cap + 0.08,
+            f"步数上限 max_steps={cap}",
+            ha="left",
+            va="bottom",
+            fontsize=9,
+            color="#424242",
         )
-        if save_to:
-            fig.savefig(save_to, dpi=120)
+    ax.set_ylim(0, top + 1.5)
+    ax.set_ylabel("步数（模型请求轮数）")
+    ax.set_xlabel("场景")
+    ax.set_title(title)
+    seen = [o for o in OUTCOMES if any(runs[n].outcome == o for n in names)]
+    handles = [Patch(color=OUTCOME_COLORS[o]) for o in seen]
+    ax.legend(
+        handles,
+        [OUTCOME_LABELS[o] for o in seen],
+        title="outcome",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1),
+        fontsize=8,
+    )
+    if save_to:
+        fig.savefig(save_to, dpi=120)
     return fig

@@ -1,0 +1,265 @@
+"""run_agent: the three outcomes, the cap, the history, and endings that never raise."""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import openai
+import pytest
+
+from agentlab import MAX_STEPS, Budget, run_agent
+from agentlab.clients import HttpError, Reply, ScriptedClient, ToolCall, call, say, scripted
+from agentlab.tools import sales_tools
+
+from .conftest import SEED_QUESTION, write_csv
+
+
+def run(client, data_dir=None, task=SEED_QUESTION, max_steps=MAX_STEPS):
+    return run_agent(task, client=client, tools=sales_tools(data_dir), budget=Budget(max_steps))
+
+
+def test_honest_analyst_completes_with_the_numbers_the_tool_returned():
+    result = run(scripted("honest_analyst"))
+    assert (result.status, result.outcome, result.stop_reason) == (
+        "completed",
+        "completed",
+        "answered",
+    )
+    assert (result.steps, result.model_requests, result.tool_calls, result.tool_errors) == (
+        2,
+        2,
+        1,
+        0,
+    )
+    assert "显示器" in result.answer and "4495" in result.answer and "9692" in result.answer
+    assert result.warnings == []
+
+
+def test_the_answer_follows_the_csv(data_dir):
+    write_csv(data_dir, "sales.csv", "category,quantity,unit_price\n键盘,100,199\n鼠标,1,79\n")
+    result = run(scripted("honest_analyst"), data_dir)
+    assert result.outcome == "completed"
+    assert "键盘，为 19900" in result.answer
+    assert "19979" in result.answer
+    assert "4495" not in result.answer
+
+
+def test_missing_file_is_a_tool_error_without_numbers():
+    result = run(scripted("honest_analyst"), task="分析 data/input/missing.csv 的销售额")
+    assert (result.status, result.outcome, result.stop_reason) == (
+        "failed",
+        "tool_error",
+        "answered",
+    )
+    assert "FILE_NOT_FOUND" in result.answer
+    assert not any(n in result.answer for n in ("4495", "9692", "2985"))
+    assert any("FILE_NOT_FOUND" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("cap", [1, 2, MAX_STEPS, 7])
+def test_never_stopping_model_makes_exactly_max_steps_requests(cap):
+    client = scripted("never_stops")
+    result = run(client, max_steps=cap)
+    assert len(client.requests) == cap
+    assert (result.status, result.outcome, result.stop_reason) == (
+        "failed",
+        "budget_exhausted",
+        "max_steps",
+    )
+    assert result.steps == result.model_requests == result.tool_calls == cap
+    assert result.answer is None
+    assert f"max_steps={cap}" in result.warnings[0]
+
+
+def test_a_stub_that_always_calls_a_tool_cannot_pass_the_cap():
+    """The seed's unit test: a stub whose every reply is a well-formed tool call."""
+    stub = ScriptedClient([call("analyze_csv", relative_path="sales.csv")] * 50)
+    result = run(stub)
+    assert len(stub.requests) == MAX_STEPS
+    assert result.status == "failed"
+
+
+def test_every_tool_message_answers_its_call_id():
+    two_calls = Reply(
+        tool_calls=(
+            ToolCall("analyze_csv", {"relative_path": "sales.csv"}),
+            ToolCall("analyze_csv", {"relative_path": "nope.csv"}),
+        )
+    )
+    client = ScriptedClient([two_calls, say("done")])
+    result = run(client)
+    assistant = result.messages[2]
+    assert assistant["role"] == "assistant"
+    ids = [tc["id"] for tc in assistant["tool_calls"]]
+    tool_messages = result.messages[3:5]
+    assert [m["tool_call_id"] for m in tool_messages] == ids
+    assert [json.loads(m["content"])["status"] for m in tool_messages] == ["ok", "error"]
+    # The second request carried the whole history back to the model.
+    assert client.requests[1].messages == result.messages[:5]
+    # One of two parallel calls failed just before the answer: not completed.
+    assert result.outcome == "tool_error"
+    assert result.steps == 2 and result.tool_calls == 2
+
+
+def test_a_tool_error_the_model_recovers_from_still_completes():
+    client = ScriptedClient(
+        [
+            call("analyze_csv", relative_path="nope.csv"),
+            call("analyze_csv", relative_path="sales.csv"),
+            say("显示器 4495"),
+        ]
+    )
+    result = run(client)
+    assert result.outcome == "completed"
+    assert result.tool_errors == 1
+
+
+@pytest.mark.parametrize(
+    "turn, code",
+    [
+        (Reply(tool_calls=(ToolCall("analyze_csv", '{"relative_path": '),)), "INVALID_ARGUMENTS"),
+        (call("delete_everything"), "UNKNOWN_TOOL"),
+        (call("analyze_csv", relative_path="../../etc/passwd"), "PATH_NOT_ALLOWED"),
+    ],
+)
+def test_bad_calls_are_fed_back_not_raised(turn, code):
+    client = ScriptedClient([turn, say("对不起，调用失败了")])
+    result = run(client)
+    assert result.tool_results[0]["result"]["error"]["code"] == code
+    assert client.requests[1].messages[-1]["role"] == "tool"
+    assert code in client.requests[1].messages[-1]["content"]
+    assert result.outcome == "tool_error"
+
+
+def test_model_error_keeps_the_history():
+    client = ScriptedClient(
+        [call("analyze_csv", relative_path="sales.csv"), HttpError(500, "boom")]
+    )
+    result = run(client)
+    assert (result.status, result.outcome, result.stop_reason) == (
+        "failed",
+        "model_error",
+        "model_error",
+    )
+    assert result.model_requests == 2 and result.tool_calls == 1
+    assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "tool"]
+    assert "HTTP 500" in result.warnings[-1] and "boom" in result.warnings[-1]
+
+
+def test_unreachable_service_is_a_model_error():
+    def refuse(request):
+        raise httpx2.ConnectError("connection refused")
+
+    client = openai.OpenAI(
+        api_key="k",
+        base_url="http://127.0.0.1:9/v1",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(refuse)),
+    )
+    result = run(client)
+    assert result.outcome == "model_error"
+    assert result.messages[-1]["role"] == "user"
+
+
+@pytest.mark.parametrize("task", ["", "   \n", None])
+def test_empty_task_fails_at_once_without_a_request(task):
+    client = scripted("honest_analyst")
+    result = run(client, task=task)
+    assert result.status == "failed"
+    assert result.stop_reason == "invalid_task"
+    assert client.requests == []
+    assert result.warnings
+
+
+def test_to_dict_has_the_seed_shape():
+    result = run_agent(
+        SEED_QUESTION,
+        client=scripted("honest_analyst"),
+        tools=sales_tools(),
+        budget=Budget(MAX_STEPS),
+        task_id="demo-1",
+    )
+    d = result.to_dict()
+    assert list(d)[:5] == ["task_id", "status", "report_path", "summary", "warnings"]
+    assert d["task_id"] == "demo-1" and d["report_path"] is None
+    assert d["outcome"] == "completed" and d["stop_reason"] == "answered"
+    assert d["summary"]["tool_calls_used"] == 1
+    assert d["summary"]["tool_results"][0]["result"]["data"]["total_revenue"] == 9692
+    json.dumps(d, ensure_ascii=False)  # serialisable as it is
+
+
+def test_tokens_add_up_the_usage_of_every_reply():
+    client = scripted("never_stops")
+    result = run(client, max_steps=3)
+    assert result.tokens > 0
+    # Every request's prompt includes the whole (growing) history.
+    assert result.tokens >= 3 * len(json.dumps(result.messages[:2], ensure_ascii=False)) // 4
+
+
+def test_works_with_any_openai_client_not_only_scripted_ones():
+    """A hand-made service that answers like a real provider: extra fields,
+    an empty-string content beside tool calls, and no usage block."""
+    replies = iter(
+        [
+            {
+                "id": "x1",
+                "object": "chat.completion",
+                "created": 1,
+                "model": "real",
+                "system_fingerprint": "fp",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "tool_calls",
+                        "logprobs": None,
+                        "message": {
+                            "role": "assistant",
+                            "content": "",
+                            "tool_calls": [
+                                {
+                                    "id": "call_abc",
+                                    "type": "function",
+                                    "function": {
+                                        "name": "analyze_csv",
+                                        "arguments": '{"relative_path":"sales.csv"}',
+                                    },
+                                }
+                            ],
+                        },
+                    }
+                ],
+            },
+            {
+                "id": "x2",
+                "object": "chat.completion",
+                "created": 2,
+                "model": "real",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": "显示器最高。"},
+                    }
+                ],
+            },
+        ]
+    )
+    client = openai.OpenAI(
+        api_key="k",
+        base_url="http://service.invalid/v1",
+        max_retries=0,
+        http_client=httpx2.Client(
+            transport=httpx2.MockTransport(lambda request: httpx2.Response(200, json=next(replies)))
+        ),
+    )
+    result = run(client)
+    assert result.outcome == "completed"
+    assert result.answer == "显示器最高。"
+    assert result.messages[3]["tool_call_id"] == "call_abc"
+    assert result.tokens == 0 and any("no usage" in w for w in result.warnings)
+
+
+def test_budget_rejects_nonsense():
+    with pytest.raises(ValueError):
+        Budget(max_steps=0)

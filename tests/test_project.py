@@ -1,0 +1,108 @@
+"""The repository keeps its promises: light import, same deps everywhere,
+secrets out of git, and Chinese chart labels that really render."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+import warnings
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def requirement_names(requirements: list[str]) -> set[str]:
+    return {
+        r.split("[")[0].split("=")[0].split("<")[0].split(">")[0].strip().lower()
+        for r in requirements
+    }
+
+
+def test_environment_yml_names_the_same_packages_as_pyproject():
+    import yaml  # comes with jupyterlab's dependencies
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = set(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        wanted |= set(extra)
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    conda, pip = set(), set()
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            pip |= set(dep["pip"])
+        else:
+            conda.add(dep)
+    conda -= {"python=3.11", "pip"}
+    assert requirement_names(list(conda | pip)) == requirement_names(list(wanted))
+
+
+def test_every_dependency_is_pinned_in_the_lock():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    names = requirement_names(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        names |= requirement_names(extra)
+    locked = {
+        line.split("==")[0].lower().replace("_", "-")
+        for line in (REPO / "requirements.lock").read_text().splitlines()
+        if "==" in line
+    }
+    assert names <= locked
+
+
+def test_import_agentlab_is_light():
+    code = (
+        "import sys, agentlab\n"
+        "print(sorted(m for m in ('pandas', 'matplotlib') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert out.stderr == ""
+
+
+def test_env_and_venv_are_ignored_and_env_example_has_no_key():
+    ignored = (REPO / ".gitignore").read_text().split()
+    assert ".env" in ignored and ".venv/" in ignored
+    example = (REPO / ".env.example").read_text()
+    assert "replace-with-your-api-key" in example
+
+
+def test_chinese_chart_labels_render_with_a_real_font(tmp_path):
+    from matplotlib import font_manager
+
+    from agentlab import Budget, run_agent
+    from agentlab.clients import scripted
+    from agentlab.report import chinese_font, plot_steps_by_outcome
+    from agentlab.tools import sales_tools
+
+    runs = {
+        "正常完成": run_agent(
+            "分析 sales.csv",
+            client=scripted("honest_analyst"),
+            tools=sales_tools(),
+            budget=Budget(4),
+        ),
+        "永不停止": run_agent(
+            "分析 sales.csv", client=scripted("never_stops"), tools=sales_tools(), budget=Budget(4)
+        ),
+    }
+    png = tmp_path / "chart.png"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Glyph ... missing from font" would fail here
+        fig = plot_steps_by_outcome(runs, cap=4, save_to=png)
+    assert png.stat().st_size > 10_000
+    family = chinese_font()
+    assert family == "Noto Sans CJK SC"
+    title = fig.axes[0].title
+    assert font_manager.findfont(title.get_fontproperties(), fallback_to_default=False).endswith(
+        "NotoSansCJKsc-Regular.otf"
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["Makefile", ".ci/run", "README.md", ".env.example", "environment.yml"]
+)
+def test_top_level_files_exist(name):
+    assert (REPO / name).is_file()

@@ -1,0 +1,111 @@
+"""from_env: clear one-line errors, the right service, and a key that never shows."""
+
+from __future__ import annotations
+
+import openai
+import pytest
+
+from agentlab.clients import ModelConfigError, from_env, load_settings
+
+SECRET = "sk-test-0123456789abcdefSECRET"
+GENERIC = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": "https://llm.example/v1", "LLM_MODEL": "m1"}
+DASHSCOPE = {
+    "DASHSCOPE_API_KEY": SECRET,
+    "MODEL_BASE_URL": "https://dash.example/compatible-mode/v1",
+    "MODEL_NAME": "qwen-x",
+}
+
+
+@pytest.fixture
+def no_env_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # no .env above a fresh temp folder
+    return tmp_path
+
+
+def test_offline_mode_refuses_even_with_settings(no_env_file):
+    with pytest.raises(ModelConfigError, match="AGENTLAB_OFFLINE"):
+        load_settings(environ={**GENERIC, "AGENTLAB_OFFLINE": "1"})
+
+
+def test_nothing_configured_says_what_to_set(no_env_file):
+    with pytest.raises(ModelConfigError) as info:
+        load_settings(environ={})
+    message = str(info.value)
+    assert "LLM_API_KEY" in message and "DASHSCOPE_API_KEY" in message
+    assert "\n" not in message
+
+
+def test_partial_settings_name_what_is_missing(no_env_file):
+    with pytest.raises(ModelConfigError, match="missing MODEL_NAME") as info:
+        load_settings(environ={k: v for k, v in DASHSCOPE.items() if k != "MODEL_NAME"})
+    assert SECRET not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "settings, provider, model", [(GENERIC, "LLM", "m1"), (DASHSCOPE, "DashScope", "qwen-x")]
+)
+def test_either_set_of_variables_works(no_env_file, settings, provider, model):
+    loaded = load_settings(environ=settings)
+    assert (loaded.provider, loaded.model) == (provider, model)
+    assert SECRET not in repr(loaded)
+    client = loaded.client()
+    assert isinstance(client, openai.OpenAI)
+    assert client.max_retries == 0
+    assert str(client.base_url).startswith(
+        settings.get("LLM_BASE_URL", DASHSCOPE["MODEL_BASE_URL"])
+    )
+
+
+def test_env_file_is_read_and_environment_wins(no_env_file):
+    (no_env_file / ".env").write_text(
+        "LLM_API_KEY=from-file-key\nLLM_BASE_URL=https://file.example/v1\nLLM_MODEL=file-model\n",
+        encoding="utf-8",
+    )
+    assert load_settings(environ={}).model == "file-model"
+    assert load_settings(environ={"LLM_MODEL": "env-model"}).model == "env-model"
+
+
+def test_from_env_builds_a_client_from_an_env_file(no_env_file, monkeypatch):
+    monkeypatch.delenv("AGENTLAB_OFFLINE", raising=False)
+    for name in ("LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL", "DASHSCOPE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    env = no_env_file / "custom.env"
+    env.write_text("".join(f"{k}={v}\n" for k, v in GENERIC.items()), encoding="utf-8")
+    client = from_env(env)
+    assert isinstance(client, openai.OpenAI)
+    assert SECRET not in repr(client)
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        (
+            "LLM_API_KEY=replace-with-your-api-key\nLLM_BASE_URL=https://x/v1\nLLM_MODEL=m\n",
+            "placeholder",
+        ),
+        (f"LLM_API_KEY={SECRET}\nLLM_BASE_URL=ftp://x\nLLM_MODEL=m\n", "http(s) URL"),
+        (
+            f"DASHSCOPE_API_KEY={SECRET}\nMODEL_BASE_URL=https://YOUR_WORKSPACE_ID.x/v1\nMODEL_NAME=m\n",
+            "placeholder",
+        ),
+        ("LLM_API_KEY='unterminated\nLLM_MODEL=m\n", "line 1"),
+    ],
+)
+def test_bad_env_files_give_one_clear_line(no_env_file, text, fragment):
+    (no_env_file / ".env").write_text(text, encoding="utf-8")
+    with pytest.raises(
+        ModelConfigError, match=fragment.replace("(", r"\(").replace(")", r"\)")
+    ) as info:
+        load_settings(environ={})
+    assert SECRET not in str(info.value)
+
+
+def test_undecodable_env_file(no_env_file):
+    (no_env_file / ".env").write_bytes(b"LLM_MODEL=\xff\xfe\n")
+    with pytest.raises(ModelConfigError, match="cannot read"):
+        load_settings(environ={})
+
+
+def test_named_env_file_must_exist(no_env_file):
+    with pytest.raises(ModelConfigError, match="does not exist"):
+        load_settings(no_env_file / "nope.env", environ={})

@@ -1,0 +1,156 @@
+"""analyze_csv: the numbers, every error code, and the folder it may not leave."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentlab.tools import sales_tools
+from agentlab.tools.sales import analyze_csv
+
+from .conftest import write_csv
+
+
+def run(data_dir, relative_path):
+    return sales_tools(data_dir).call("analyze_csv", json.dumps({"relative_path": relative_path}))
+
+
+def test_seed_numbers_from_the_repository_data():
+    result = sales_tools().call("analyze_csv", '{"relative_path": "sales.csv"}')
+    assert result["status"] == "ok"
+    data = result["data"]
+    assert data["row_count"] == 5
+    assert data["revenue_by_category"] == [
+        {"category": "显示器", "revenue": 4495},
+        {"category": "键盘", "revenue": 2985},
+        {"category": "鼠标", "revenue": 2212},
+    ]
+    assert (data["total_revenue"], data["top_category"], data["top_revenue"]) == (
+        9692,
+        "显示器",
+        4495,
+    )
+    assert result["source"] == ["input/sales.csv"]
+    assert result["error"] is None
+
+
+def test_reads_utf8_with_bom(data_dir):
+    write_csv(data_dir, "bom.csv", "category,quantity,unit_price\n笔,2,10\n", encoding="utf-8-sig")
+    result = run(data_dir, "bom.csv")
+    assert result["status"] == "ok"
+    assert result["data"]["revenue_by_category"] == [{"category": "笔", "revenue": 20}]
+
+
+def test_ties_sort_by_name(data_dir):
+    write_csv(data_dir, "tie.csv", "category,quantity,unit_price\nb,1,5\na,5,1\n")
+    data = run(data_dir, "tie.csv")["data"]
+    assert [r["category"] for r in data["revenue_by_category"]] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/etc/passwd",
+        "../input/sales.csv",
+        "sub/../../x.csv",
+        "a\x00.csv",
+        "..\\sales.csv",
+        "",
+        "C:x",
+    ],
+)
+def test_paths_outside_input_are_refused(data_dir, path):
+    result = run(data_dir, path)
+    assert result["status"] == "error"
+    assert result["error"]["code"] == "PATH_NOT_ALLOWED"
+
+
+def test_symlink_leading_out_is_refused(data_dir, tmp_path):
+    secret = tmp_path / "secret.csv"
+    secret.write_text("category,quantity,unit_price\nsecret,1,1\n", encoding="utf-8")
+    os.symlink(secret, data_dir / "input" / "link.csv")
+    result = run(data_dir, "link.csv")
+    assert result["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert "secret" not in json.dumps(result)
+
+
+def test_missing_file(data_dir):
+    result = run(data_dir, "missing.csv")
+    assert result["error"]["code"] == "FILE_NOT_FOUND"
+    assert result["source"] == ["input/missing.csv"]
+
+
+@pytest.mark.parametrize(
+    "text, code, where",
+    [
+        ("category,qty,unit_price\n键盘,1,1\n", "INVALID_CSV", "quantity"),
+        ("category,quantity,unit_price\n", "EMPTY_CSV", ""),
+        ("", "EMPTY_CSV", ""),
+        ("category,quantity,unit_price\n键盘,1,1\n,2,3\n", "INVALID_ROW", "line 3"),
+        ("category,quantity,unit_price\n键盘,1.5,1\n", "INVALID_ROW", "line 2"),
+        ("category,quantity,unit_price\n键盘,-1,1\n", "INVALID_ROW", "line 2"),
+        ("category,quantity,unit_price\n键盘,1,abc\n", "INVALID_ROW", "unit_price"),
+        ("category,quantity,unit_price\n键盘,1,2,3\n", "INVALID_ROW", "more fields"),
+    ],
+)
+def test_bad_csv_content(data_dir, text, code, where):
+    write_csv(data_dir, "bad.csv", text)
+    result = run(data_dir, "bad.csv")
+    assert result["status"] == "error"
+    assert result["error"]["code"] == code
+    assert where in result["error"]["message"]
+
+
+def test_undecodable_file(data_dir):
+    (data_dir / "input" / "gbk.csv").write_bytes(
+        "category,quantity,unit_price\n键盘,1,1\n".encode("gbk")
+    )
+    assert run(data_dir, "gbk.csv")["error"]["code"] == "INVALID_CSV"
+
+
+def test_a_directory_is_not_a_file(data_dir):
+    (data_dir / "input" / "folder.csv").mkdir()
+    assert run(data_dir, "folder.csv")["error"]["code"] == "FILE_NOT_FOUND"
+
+
+rows = st.lists(
+    st.tuples(
+        st.sampled_from(["键盘", "鼠标", "显示器", "耳机", "a,b"]),
+        st.integers(0, 10_000),
+        st.integers(0, 10_000),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=rows)
+def test_matches_a_reference_sum(tmp_path_factory, rows):
+    """Against the plainest possible reference: add up quantity * price."""
+    import csv
+    import io
+
+    input_dir = tmp_path_factory.mktemp("data") / "input"
+    input_dir.mkdir()
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["category", "quantity", "unit_price"])
+    writer.writerows(rows)
+    (input_dir / "r.csv").write_text(buffer.getvalue(), encoding="utf-8")
+
+    expected: dict[str, int] = {}
+    for category, quantity, price in rows:
+        expected[category] = expected.get(category, 0) + quantity * price
+
+    data = analyze_csv(input_dir, "r.csv")["data"]
+    assert {r["category"]: r["revenue"] for r in data["revenue_by_category"]} == expected
+    assert data["total_revenue"] == sum(expected.values())
+    assert data["row_count"] == len(rows)
+    assert data["top_revenue"] == max(expected.values())
+    revenues = [r["revenue"] for r in data["revenue_by_category"]]
+    assert revenues == sorted(revenues, reverse=True)
