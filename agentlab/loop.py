@@ -16,12 +16,14 @@ consults.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 import openai
 
 from .budget import Budget
 from .request import ModelFailure, request_turn
 from .result import RunResult, RunState
+from .streaming import print_delta, stream_turn
 from .tools import ToolRegistry
 
 DEFAULT_MODEL = "agentlab-scripted"
@@ -42,8 +44,15 @@ def run_agent(
     model: str = DEFAULT_MODEL,
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,
     task_id: str | None = None,
+    stream: bool = False,
+    on_text: Callable[[str], None] | None = print_delta,
 ) -> RunResult:
-    """Run ``task`` to an ending: answered, out of budget, or failed."""
+    """Run ``task`` to an ending: answered, out of budget, or failed.
+
+    With ``stream=True`` each request is streamed: text deltas go to
+    ``on_text`` as they arrive (printed by default; ``None`` keeps quiet)
+    and tool calls are assembled from their fragments.
+    """
     budget = budget or Budget()
     run = RunState(task_id=task_id or uuid.uuid4().hex[:12])
     if not isinstance(task, str) or not task.strip():
@@ -64,7 +73,10 @@ def run_agent(
 
         run.steps += 1
         run.model_requests += 1
-        turn = request_turn(client, model, run.messages, schemas)
+        if stream:
+            turn = stream_turn(client, model, run.messages, schemas, on_text)
+        else:
+            turn = request_turn(client, model, run.messages, schemas)
         if isinstance(turn, ModelFailure):
             return run.finish("model_error", warning=f"model request failed: {turn.message}")
         run.tokens += turn.tokens

@@ -74,15 +74,20 @@ def request_turn(
         options["tools"] = tools
     try:
         response = client.chat.completions.create(**options)
-    except openai.APIStatusError as exc:
+        return turn_from_completion(response)
+    except Exception as exc:  # whatever the service or its reply does, the run survives
+        return failure_from(exc)
+
+
+def failure_from(exc: Exception) -> ModelFailure:
+    """Name a failed request; the message carries no secret (the SDK's don't)."""
+    if isinstance(exc, openai.APIStatusError):
         return ModelFailure("http_status", _status_message(exc), exc.status_code)
-    except openai.APITimeoutError:
+    if isinstance(exc, openai.APITimeoutError):
         return ModelFailure("timeout", "the model request timed out")
-    except openai.APIConnectionError as exc:
+    if isinstance(exc, openai.APIConnectionError):
         return ModelFailure("connection", f"could not reach the model service: {exc}")
-    except openai.OpenAIError as exc:
-        return ModelFailure("bad_reply", f"{type(exc).__name__}: {exc}")
-    return turn_from_completion(response)
+    return ModelFailure("bad_reply", f"unusable reply: {type(exc).__name__}: {exc}")
 
 
 def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:

@@ -13,12 +13,14 @@ stops really never stops, and it is the loop's job to end the run.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 
-from .scripted import Conversation, ScriptedClient, Turn, call, say
+from .scripted import Conversation, Exchange, ScriptedClient, Turn, call, say
 
 CSV_NAME = re.compile(r"[\w\-./]*\w\.csv", re.ASCII)
+FILE_NAME = re.compile(r"[\w\-./~]*\w\.[A-Za-z]\w*", re.ASCII)
 
 
 def csv_named_in(task: str, default: str | None = None) -> str | None:
@@ -67,9 +69,82 @@ def never_stops(conversation: Conversation) -> Turn:
     return call("analyze_csv", relative_path=csv_named_in(conversation.task, "sales.csv"))
 
 
+def todo_clerk(conversation: Conversation) -> Turn:
+    """The file agent of chapter 01, planning each turn from what it has seen.
+
+    Task shape: "read <source>, collect every line starting with TODO into
+    <target>, then report". The first file the task names is the source, the
+    second the target. It reads the source (listing the sandbox first if the
+    task names no file), writes the TODO lines it actually found, then
+    reports what it wrote. A missing file makes it list the folder once and
+    retry with the closest existing name; a refused path is reported as is.
+    """
+    names = FILE_NAME.findall(conversation.task)
+    source = names[0] if names else None
+    target = names[1] if len(names) > 1 else None
+    history = conversation.exchanges()
+    if not history:
+        return call("read_text", rel_path=source) if source else call("list_dir")
+
+    last = history[-1]
+    if last.tool == "read_text":
+        return _after_read(last, target, history)
+    if last.tool == "list_dir":
+        return _after_listing(last, source, target, history)
+    if last.tool in ("write_text", "append_text"):
+        if not last.ok:
+            return _report_failure(last)
+        written = last.arguments.get("text", "")
+        lines = [line for line in written.splitlines() if line.strip()]
+        listing = "\n".join(lines) if lines else "（没有找到以 TODO 开头的行）"
+        return say(f"已把 {len(lines)} 条 TODO 写入 {last.arguments.get('rel_path')}：\n{listing}")
+    return say(f"我没有预料到工具 {last.tool} 的结果，先停在这里。")
+
+
+def _after_read(last: Exchange, target: str | None, history: list[Exchange]) -> Turn:
+    path = last.arguments.get("rel_path")
+    if last.ok:
+        text = last.result["data"]["text"]
+        if target is None:
+            return say(f"{path} 的内容如下：\n{text}")
+        todos = [line.strip() for line in text.splitlines() if line.lstrip().startswith("TODO")]
+        body = "".join(f"{line}\n" for line in todos)
+        return call("write_text", rel_path=target, text=body)
+    already_listed = any(e.tool == "list_dir" for e in history)
+    if last.error_code == "FILE_NOT_FOUND" and not already_listed:
+        return call("list_dir")  # look around before giving up
+    return _report_failure(last)
+
+
+def _after_listing(
+    last: Exchange, source: str | None, target: str | None, history: list[Exchange]
+) -> Turn:
+    if not last.ok:
+        return _report_failure(last)
+    files = [f for f in last.result["data"]["files"] if f != target]
+    tried = {e.arguments.get("rel_path") for e in history if e.tool == "read_text"}
+    candidates = [f for f in files if f not in tried]
+    wanted = source or "meeting.md"
+    match = difflib.get_close_matches(wanted, candidates, n=1, cutoff=0.3)
+    if match:
+        return call("read_text", rel_path=match[0])
+    return say(
+        f"沙盒里没有和 {wanted} 相近的文件（现有文件：{'、'.join(files) or '无'}），任务无法完成。"
+    )
+
+
+def _report_failure(last: Exchange) -> Turn:
+    error = (last.result or {}).get("error") or {}
+    return say(
+        f"{last.tool}({last.arguments.get('rel_path', '')}) 被拒绝或失败："
+        f"{error.get('code', '?')}（{error.get('message', '')}）。我没有绕过它，任务到此为止。"
+    )
+
+
 BEHAVIOURS: dict[str, Callable[[Conversation], Turn]] = {
     "honest_analyst": honest_analyst,
     "never_stops": never_stops,
+    "todo_clerk": todo_clerk,
 }
 
 

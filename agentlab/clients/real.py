@@ -1,16 +1,18 @@
 """Real model clients from ``.env`` or the environment.
 
 :func:`from_env` builds a plain ``openai.OpenAI`` for any OpenAI-compatible
-service. Two sets of variables are understood (the first complete one wins,
-and the process environment wins over ``.env``):
+service. These sets of variables are understood; the first complete set
+wins, and the process environment wins over ``.env``:
 
-=================  ====================  ==================
-generic            DashScope (the seed)  meaning
-=================  ====================  ==================
-``LLM_API_KEY``    ``DASHSCOPE_API_KEY`` the secret key
-``LLM_BASE_URL``   ``MODEL_BASE_URL``    the service's ``/v1`` URL
-``LLM_MODEL``      ``MODEL_NAME``        a model that supports tool calls
-=================  ====================  ==================
+==========  ===================================================  =============================
+provider    variables                                            defaults
+==========  ===================================================  =============================
+LLM         ``LLM_API_KEY``, ``LLM_BASE_URL``, ``LLM_MODEL``      none: any compatible service
+DashScope   ``DASHSCOPE_API_KEY``, ``MODEL_BASE_URL``,            none (the URL is per region)
+            ``MODEL_NAME``
+DeepSeek    ``DEEPSEEK_API_KEY`` [``DEEPSEEK_MODEL``]              deepseek-chat on DeepSeek's API
+Ollama      ``OLLAMA_MODEL`` [``OLLAMA_BASE_URL``]                 a local server, no key needed
+==========  ===================================================  =============================
 
 Anything missing or malformed raises :class:`ModelConfigError` with one
 readable line naming what to fix. The key never appears in a message, a
@@ -33,11 +35,48 @@ from dotenv import dotenv_values, find_dotenv
 from dotenv.parser import parse_stream
 from openai import OpenAI
 
-# (name of the set, key variable, base-URL variable, model variable)
-VARIABLE_SETS = [
-    ("LLM", "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL"),
-    ("DashScope", "DASHSCOPE_API_KEY", "MODEL_BASE_URL", "MODEL_NAME"),
+
+@dataclass(frozen=True)
+class Provider:
+    """One way of naming the settings. ``None`` as a variable: use the default."""
+
+    name: str
+    key_var: str | None
+    url_var: str
+    model_var: str
+    default_url: str | None = None
+    default_model: str | None = None
+
+    def variables(self) -> list[str]:
+        """The variables that must be set (those without a default)."""
+        wanted = [self.key_var] if self.key_var else []
+        if self.default_url is None:
+            wanted.append(self.url_var)
+        if self.default_model is None:
+            wanted.append(self.model_var)
+        return wanted
+
+
+PROVIDERS = [
+    Provider("LLM", "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL"),
+    Provider("DashScope", "DASHSCOPE_API_KEY", "MODEL_BASE_URL", "MODEL_NAME"),
+    Provider(
+        "DeepSeek",
+        "DEEPSEEK_API_KEY",
+        "DEEPSEEK_BASE_URL",
+        "DEEPSEEK_MODEL",
+        default_url="https://api.deepseek.com/v1",
+        default_model="deepseek-chat",
+    ),
+    Provider(
+        "Ollama",
+        None,
+        "OLLAMA_BASE_URL",
+        "OLLAMA_MODEL",
+        default_url="http://localhost:11434/v1",
+    ),
 ]
+NO_KEY_NEEDED = "ollama"  # Ollama ignores the key, but the SDK wants one
 PLACEHOLDER_MARKERS = ("replace-with", "your-api-key", "你的key")
 
 
@@ -71,19 +110,20 @@ def load_settings(
     values = {**read_env_file(env_file), **{k: v for k, v in environ.items() if v}}
 
     partial = []
-    for name, key_var, url_var, model_var in VARIABLE_SETS:
-        wanted = (key_var, url_var, model_var)
+    for provider in PROVIDERS:
+        wanted = provider.variables()
         present = [v for v in wanted if values.get(v, "").strip()]
         if len(present) == len(wanted):
-            return _checked(name, values, key_var, url_var, model_var)
+            return _checked(provider, values)
         if present:
             missing = ", ".join(v for v in wanted if v not in present)
-            partial.append(f"{name} settings are incomplete: missing {missing}")
+            partial.append(f"{provider.name} settings are incomplete: missing {missing}")
     if partial:
         raise ModelConfigError("; ".join(partial) + " (see .env.example)")
     raise ModelConfigError(
-        "no real model configured: set LLM_API_KEY, LLM_BASE_URL and LLM_MODEL "
-        "(or DASHSCOPE_API_KEY, MODEL_BASE_URL and MODEL_NAME) in .env; see .env.example"
+        "no real model configured: in .env set LLM_API_KEY, LLM_BASE_URL and LLM_MODEL, "
+        "or DASHSCOPE_API_KEY, MODEL_BASE_URL and MODEL_NAME, or DEEPSEEK_API_KEY, "
+        "or OLLAMA_MODEL (see .env.example)"
     )
 
 
@@ -112,12 +152,20 @@ def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
     return {k: v for k, v in values.items() if v}
 
 
-def _checked(name: str, values: dict[str, str], key_var: str, url_var: str, model_var: str):
-    key, url, model = (values[v].strip() for v in (key_var, url_var, model_var))
-    if any(marker in key.lower() for marker in PLACEHOLDER_MARKERS):
-        raise ModelConfigError(f"{key_var} still holds the placeholder from .env.example")
+def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
+    key = values[provider.key_var].strip() if provider.key_var else NO_KEY_NEEDED
+    url = (values.get(provider.url_var) or provider.default_url or "").strip()
+    model = (values.get(provider.model_var) or provider.default_model or "").strip()
+    if provider.key_var and any(marker in key.lower() for marker in PLACEHOLDER_MARKERS):
+        raise ModelConfigError(f"{provider.key_var} still holds the placeholder from .env.example")
     if not url.startswith(("http://", "https://")):
-        raise ModelConfigError(f"{url_var} must be an http(s) URL ending in /v1 or similar")
+        raise ModelConfigError(
+            f"{provider.url_var} must be an http(s) URL ending in /v1 or similar"
+        )
     if any(marker in url.upper() for marker in ("YOUR_", "REPLACE")):
-        raise ModelConfigError(f"{url_var} still holds the placeholder from .env.example")
-    return ModelSettings(provider=name, base_url=url, model=model, api_key=key)
+        raise ModelConfigError(f"{provider.url_var} still holds the placeholder from .env.example")
+    if "replace-with" in model:
+        raise ModelConfigError(
+            f"{provider.model_var} still holds the placeholder from .env.example"
+        )
+    return ModelSettings(provider=provider.name, base_url=url, model=model, api_key=key)

@@ -12,6 +12,11 @@ What the "model" says comes from a *script*, in one of two forms:
   the next turn, like pydantic-ai's ``FunctionModel``. Policies read what the
   tools returned, so their answers follow the data.
 
+Requests made with ``stream=True`` are answered as server-sent events, cut
+up as :class:`Chunking` says (arguments split mid-JSON, parallel calls
+interleaved, or the quirks some providers have), and the SDK's own SSE
+parser reads them.
+
 Every request is recorded in ``client.requests`` (messages and tools as the
 model saw them), so tests and notebooks can show what the model was given.
 Replies carry a ``usage`` block estimated by :func:`estimate_tokens`.
@@ -70,6 +75,27 @@ class HttpError:
 Turn = Reply | HttpError
 
 
+@dataclass(frozen=True)
+class Chunking:
+    """How a streamed reply is cut into chunks.
+
+    ``missing_index`` (continuation fragments carry no ``index``) and
+    ``same_index`` (every parallel call says ``index: 0``, with distinct ids)
+    imitate real providers; in those modes calls are sent one after another,
+    since interleaving them would be ambiguous for any client.
+    """
+
+    text_size: int = 6  # characters of text per chunk
+    argument_size: int = 7  # characters of JSON arguments per fragment
+    interleave: bool = True  # parallel calls' fragments take turns
+    missing_index: bool = False
+    same_index: bool = False
+
+    def __post_init__(self) -> None:
+        if self.text_size < 1 or self.argument_size < 1:
+            raise ValueError("chunk sizes must be at least 1")
+
+
 def say(content: str) -> Reply:
     """A final text answer."""
     return Reply(content=content)
@@ -99,28 +125,48 @@ class Conversation:
 
     def tool_results(self) -> list[dict[str, Any]]:
         """Every tool message so far, its JSON content parsed where possible."""
-        results = []
-        for message in self.messages:
-            if message.get("role") != "tool":
-                continue
-            text = content_text(message.get("content"))
-            try:
-                parsed = json.loads(text)
-            except json.JSONDecodeError:
-                parsed = {"status": "unknown", "text": text}
-            results.append(parsed if isinstance(parsed, dict) else {"value": parsed})
-        return results
+        return [_parse_result(m.get("content")) for m in self.messages if m.get("role") == "tool"]
 
     def last_tool_result(self) -> dict[str, Any] | None:
         results = self.tool_results()
         return results[-1] if results else None
 
-    def tool_names_called(self) -> list[str]:
-        names = []
+    def exchanges(self) -> list[Exchange]:
+        """Every tool call so far, paired with its result by ``tool_call_id``."""
+        results = {}
+        for message in self.messages:
+            if message.get("role") == "tool":
+                results[message.get("tool_call_id")] = _parse_result(message.get("content"))
+        pairs = []
         for message in self.messages:
             for tc in message.get("tool_calls") or []:
-                names.append(tc["function"]["name"])
-        return names
+                function = tc.get("function") or {}
+                try:
+                    arguments = json.loads(function.get("arguments") or "{}")
+                except json.JSONDecodeError:
+                    arguments = {}
+                pairs.append(
+                    Exchange(function.get("name", ""), arguments, results.get(tc.get("id")))
+                )
+        return pairs
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One tool call the model made and the result it got back (if any yet)."""
+
+    tool: str
+    arguments: dict[str, Any]
+    result: dict[str, Any] | None
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.result) and self.result.get("status") == "ok"
+
+    @property
+    def error_code(self) -> str | None:
+        error = (self.result or {}).get("error") or {}
+        return error.get("code")
 
 
 Policy = Callable[[Conversation], Turn]
@@ -153,8 +199,15 @@ def play_in_order(turns: Sequence[Turn]) -> Policy:
 class ScriptedClient(OpenAI):
     """An ``openai.OpenAI`` whose replies come from a script, not a server."""
 
-    def __init__(self, script: Policy | Sequence[Turn], *, name: str = "scripted") -> None:
+    def __init__(
+        self,
+        script: Policy | Sequence[Turn],
+        *,
+        name: str = "scripted",
+        chunking: Chunking | None = None,
+    ) -> None:
         self.script_name = name
+        self.chunking = chunking or Chunking()
         self.policy: Policy = script if callable(script) else play_in_order(script)
         self.requests: list[RecordedRequest] = []
         transport = httpx2.MockTransport(self._handle)
@@ -189,7 +242,17 @@ class ScriptedClient(OpenAI):
             return _error_response(500, f"scripted policy raised {type(exc).__name__}: {exc}")
         if isinstance(turn, HttpError):
             return _error_response(turn.status, turn.message)
-        return httpx2.Response(200, json=completion_body(turn, recorded))
+        body_json = completion_body(turn, recorded)
+        if not recorded.stream:
+            return httpx2.Response(200, json=body_json)
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        chunks = stream_chunks(body_json, self.chunking, include_usage)
+        events = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks)
+        return httpx2.Response(
+            200,
+            headers={"content-type": "text/event-stream"},
+            content=(events + "data: [DONE]\n\n").encode("utf-8"),
+        )
 
 
 def completion_body(reply: Reply, request: RecordedRequest) -> dict[str, Any]:
@@ -218,6 +281,51 @@ def completion_body(reply: Reply, request: RecordedRequest) -> dict[str, Any]:
         ],
         "usage": usage_block(request, reply),
     }
+
+
+def stream_chunks(
+    completion: dict[str, Any], chunking: Chunking, include_usage: bool
+) -> list[dict[str, Any]]:
+    """The ``chat.completion.chunk`` objects that stream ``completion``."""
+    message = completion["choices"][0]["message"]
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    text = message.get("content") or ""
+    for start in range(0, len(text), chunking.text_size):
+        deltas.append({"content": text[start : start + chunking.text_size]})
+
+    per_call = []
+    for i, tc in enumerate(message.get("tool_calls") or []):
+        index = 0 if chunking.same_index else i
+        head = {"index": index, "id": tc["id"], "type": "function"}
+        head["function"] = {"name": tc["function"]["name"], "arguments": ""}
+        pieces = [head]
+        args = tc["function"]["arguments"]
+        for start in range(0, len(args), chunking.argument_size):
+            piece: dict[str, Any] = {
+                "function": {"arguments": args[start : start + chunking.argument_size]}
+            }
+            if not chunking.missing_index:
+                piece["index"] = index
+            pieces.append(piece)
+        per_call.append(pieces)
+    sequential = chunking.missing_index or chunking.same_index or not chunking.interleave
+    if sequential:
+        fragments = [p for pieces in per_call for p in pieces]
+    else:  # round robin: call 0 piece 0, call 1 piece 0, call 0 piece 1, ...
+        longest = max((len(p) for p in per_call), default=0)
+        fragments = [p[k] for k in range(longest) for p in per_call if k < len(p)]
+    deltas.extend({"tool_calls": [f]} for f in fragments)
+
+    base = {key: completion[key] for key in ("id", "created", "model")}
+    base["object"] = "chat.completion.chunk"
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+    ]
+    finish = completion["choices"][0]["finish_reason"]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    if include_usage:
+        chunks.append({**base, "choices": [], "usage": completion["usage"]})
+    return chunks
 
 
 def estimate_tokens(text: str) -> int:
@@ -251,6 +359,16 @@ def content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def _parse_result(content: Any) -> dict[str, Any]:
+    """A tool message's content as a dict (our tools send JSON results)."""
+    text = content_text(content)
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return {"status": "unknown", "text": text}
+    return parsed if isinstance(parsed, dict) else {"status": "unknown", "value": parsed}
 
 
 def _error_response(status: int, message: str) -> httpx2.Response:
