@@ -109,3 +109,21 @@ def test_undecodable_env_file(no_env_file):
 def test_named_env_file_must_exist(no_env_file):
     with pytest.raises(ModelConfigError, match="does not exist"):
         load_settings(no_env_file / "nope.env", environ={})
+
+
+def test_deepseek_needs_only_a_key(no_env_file):
+    loaded = load_settings(environ={"DEEPSEEK_API_KEY": SECRET})
+    assert (loaded.provider, loaded.model) == ("DeepSeek", "deepseek-chat")
+    assert loaded.base_url.startswith("https://")
+
+
+def test_ollama_needs_no_key(no_env_file):
+    loaded = load_settings(environ={"OLLAMA_MODEL": "qwen2.5:7b"})
+    assert loaded.provider == "Ollama"
+    assert loaded.base_url == "http://localhost:11434/v1"
+    assert isinstance(loaded.client(), openai.OpenAI)
+
+
+def test_generic_settings_win_over_provider_specific_ones(no_env_file):
+    loaded = load_settings(environ={**GENERIC, "OLLAMA_MODEL": "x"})
+    assert loaded.provider == "LLM"

@@ -1,0 +1,102 @@
+"""Chapter 01: the straight line leaves the task half done; the loop finishes it,
+and the clerk's output follows the file it read."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentlab import Budget, run_agent
+from agentlab.clients import scripted
+from agentlab.straight_line import straight_line
+from agentlab.tools import file_tools
+
+TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    root = tmp_path / "sandbox"
+    root.mkdir()
+    (root / "meeting.md").write_text(
+        "# 周会\nTODO 修复登录超时\n结论：下周发布\n  TODO 补充监控告警\n不是 TODO 的行\n",
+        encoding="utf-8",
+    )
+    return root
+
+
+def test_straight_line_stops_half_way(sandbox):
+    result = straight_line(TASK, client=scripted("todo_clerk"), tools=file_tools(sandbox))
+    assert result.tools_run == ["read_text"]
+    assert result.unfinished_calls == ["write_text"]
+    assert result.answer is None
+    assert not (sandbox / "todo-list.md").exists()
+
+
+def test_the_loop_finishes_the_same_task(sandbox):
+    client = scripted("todo_clerk")
+    result = run_agent(TASK, client=client, tools=file_tools(sandbox))
+    assert result.outcome == "completed" and result.steps == 3
+    assert [r["tool"] for r in result.tool_results] == ["read_text", "write_text"]
+    written = (sandbox / "todo-list.md").read_text(encoding="utf-8")
+    assert written == "TODO 修复登录超时\nTODO 补充监控告警\n"
+    assert "2 条 TODO" in result.answer and "TODO 补充监控告警" in result.answer
+    # history grows by an assistant message and a tool message per tool step
+    assert [len(r.messages) for r in client.requests] == [2, 4, 6]
+
+
+def test_output_follows_the_file(sandbox):
+    (sandbox / "meeting.md").write_text("TODO 只有这一条\n", encoding="utf-8")
+    run_agent(TASK, client=scripted("todo_clerk"), tools=file_tools(sandbox))
+    assert (sandbox / "todo-list.md").read_text(encoding="utf-8") == "TODO 只有这一条\n"
+
+
+def test_no_todo_lines_gives_an_empty_list_and_says_so(sandbox):
+    (sandbox / "meeting.md").write_text("只有结论\n", encoding="utf-8")
+    result = run_agent(TASK, client=scripted("todo_clerk"), tools=file_tools(sandbox))
+    assert (sandbox / "todo-list.md").read_text(encoding="utf-8") == ""
+    assert "0 条" in result.answer
+
+
+def test_a_missing_file_is_found_by_listing_and_retrying(sandbox):
+    task = TASK.replace("meeting.md", "meeting-notes.md")
+    result = run_agent(task, client=scripted("todo_clerk"), tools=file_tools(sandbox))
+    calls = [(r["tool"], r["status"]) for r in result.tool_results]
+    assert calls == [
+        ("read_text", "error"),
+        ("list_dir", "ok"),
+        ("read_text", "ok"),
+        ("write_text", "ok"),
+    ]
+    assert result.tool_results[2]["arguments"] == '{"rel_path": "meeting.md"}'
+    assert result.outcome == "completed"
+    assert (sandbox / "todo-list.md").exists()
+
+
+def test_nothing_similar_to_list_ends_honestly(sandbox):
+    (sandbox / "meeting.md").unlink()
+    (sandbox / "zzz.bin").write_text("x", encoding="utf-8")
+    result = run_agent(TASK, client=scripted("todo_clerk"), tools=file_tools(sandbox))
+    assert "没有和 meeting.md 相近的文件" in result.answer
+    assert not (sandbox / "todo-list.md").exists()
+
+
+def test_a_path_outside_the_sandbox_is_refused_and_reported(sandbox):
+    result = run_agent(
+        "读一下 ../mini_agent.py", client=scripted("todo_clerk"), tools=file_tools(sandbox)
+    )
+    assert result.tool_results[0]["result"]["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert "PATH_NOT_ALLOWED" in result.answer
+    assert result.outcome == "tool_error"
+
+
+def test_two_steps_are_not_enough_for_a_three_step_task(sandbox):
+    result = run_agent(
+        TASK, client=scripted("todo_clerk"), tools=file_tools(sandbox), budget=Budget(2)
+    )
+    assert (result.outcome, result.stop_reason, result.steps) == (
+        "budget_exhausted",
+        "max_steps",
+        2,
+    )
+    assert (sandbox / "todo-list.md").exists()  # the work was done, the report never came
+    assert result.answer is None

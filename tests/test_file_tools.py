@@ -1,0 +1,162 @@
+"""The file tools: they work inside the sandbox and nothing escapes it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentlab.tools import file_tools, sandbox_copy
+from agentlab.tools.sales import REPO_DATA_DIR
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    root = tmp_path / "sandbox"
+    root.mkdir()
+    (root / "meeting.md").write_text("TODO a\n结论 b\nTODO c\n", encoding="utf-8")
+    (tmp_path / "outside.txt").write_text("secret", encoding="utf-8")
+    return root
+
+
+def call(registry, name, **arguments):
+    return registry.call(name, json.dumps(arguments, ensure_ascii=False))
+
+
+def test_list_read_write_append(sandbox):
+    tools = file_tools(sandbox)
+    assert tools.names == ["list_dir", "read_text", "write_text", "append_text"]
+    assert call(tools, "list_dir")["data"]["files"] == ["meeting.md"]
+    assert call(tools, "read_text", rel_path="meeting.md")["data"]["text"].startswith("TODO a")
+    assert call(tools, "write_text", rel_path="out/todo.md", text="一\n")["status"] == "ok"
+    assert (
+        call(tools, "append_text", rel_path="out/todo.md", text="二\n")["data"]["action"]
+        == "appended"
+    )
+    assert (sandbox / "out" / "todo.md").read_text(encoding="utf-8") == "一\n二\n"
+    assert call(tools, "list_dir")["data"]["files"] == ["meeting.md", "out/todo.md"]
+    assert call(tools, "list_dir", rel_path="out")["data"]["files"] == ["out/todo.md"]
+
+
+def test_results_show_no_absolute_paths(sandbox):
+    tools = file_tools(sandbox)
+    results = [
+        call(tools, "list_dir"),
+        call(tools, "read_text", rel_path="meeting.md"),
+        call(tools, "read_text", rel_path="nope.md"),
+        call(tools, "write_text", rel_path="x.md", text="x"),
+    ]
+    assert str(sandbox.parent) not in json.dumps(results, ensure_ascii=False)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../outside.txt",
+        "a/../../outside.txt",
+        "/etc/passwd",
+        "..\\outside.txt",
+        "sub\\..\\..\\outside.txt",
+        "meeting.md\x00.txt",
+        "C:/Windows/win.ini",
+        "",
+    ],
+)
+@pytest.mark.parametrize("tool", ["read_text", "write_text", "append_text", "list_dir"])
+def test_every_payload_is_refused_by_every_tool(sandbox, tool, path):
+    before = sorted(p.name for p in sandbox.parent.iterdir())
+    arguments = {"rel_path": path}
+    if tool in ("write_text", "append_text"):
+        arguments["text"] = "pwned"
+    result = call(file_tools(sandbox), tool, **arguments)
+    if tool == "list_dir" and path == "":
+        assert result["status"] == "ok"  # "" means the sandbox root itself
+    else:
+        assert result["error"]["code"] == "PATH_NOT_ALLOWED", result
+    assert sorted(p.name for p in sandbox.parent.iterdir()) == before
+    assert (sandbox.parent / "outside.txt").read_text(encoding="utf-8") == "secret"
+
+
+def test_symlinks_leading_out_are_refused(sandbox):
+    os.symlink(sandbox.parent / "outside.txt", sandbox / "link.txt")
+    os.symlink(sandbox.parent, sandbox / "up")
+    os.symlink(sandbox.parent / "new.txt", sandbox / "dangling.txt")
+    tools = file_tools(sandbox)
+    assert call(tools, "read_text", rel_path="link.txt")["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert (
+        call(tools, "read_text", rel_path="up/outside.txt")["error"]["code"] == "PATH_NOT_ALLOWED"
+    )
+    assert (
+        call(tools, "write_text", rel_path="up/x.txt", text="x")["error"]["code"]
+        == "PATH_NOT_ALLOWED"
+    )
+    assert (
+        call(tools, "write_text", rel_path="dangling.txt", text="x")["error"]["code"]
+        == "PATH_NOT_ALLOWED"
+    )
+    assert not (sandbox.parent / "new.txt").exists()
+    assert "link.txt" not in call(tools, "list_dir")["data"]["files"]
+
+
+def test_missing_files_and_folders(sandbox):
+    tools = file_tools(sandbox)
+    assert call(tools, "read_text", rel_path="nope.md")["error"]["code"] == "FILE_NOT_FOUND"
+    assert call(tools, "list_dir", rel_path="nope")["error"]["code"] == "FILE_NOT_FOUND"
+    assert call(tools, "write_text", rel_path=".", text="x")["error"]["code"] == "NOT_A_FILE"
+
+
+def test_large_reads_are_capped_with_a_marker(sandbox):
+    (sandbox / "big.txt").write_text("x" * 10_000, encoding="utf-8")
+    data = call(file_tools(sandbox, max_read_chars=100), "read_text", rel_path="big.txt")["data"]
+    assert data["truncated"] is True and data["chars"] == 10_000
+    assert data["text"].startswith("x" * 100)
+    assert data["text"].endswith("[truncated: showing 100 of 10000 characters]")
+    assert len(data["text"]) < 200
+
+
+def test_non_utf8_is_an_error(sandbox):
+    (sandbox / "gbk.txt").write_bytes("中文".encode("gbk"))
+    assert call(file_tools(sandbox), "read_text", rel_path="gbk.txt")["error"]["code"] == "NOT_UTF8"
+
+
+def test_sandbox_copy_is_fresh_and_leaves_the_repository_alone():
+    original = (REPO_DATA_DIR / "sandbox" / "meeting.md").read_bytes()
+    first, second = sandbox_copy(), sandbox_copy()
+    assert first != second
+    call(file_tools(first), "write_text", rel_path="meeting.md", text="changed")
+    assert (second / "meeting.md").read_bytes() == original
+    assert (REPO_DATA_DIR / "sandbox" / "meeting.md").read_bytes() == original
+    assert not (REPO_DATA_DIR / "sandbox" / "todo-list.md").exists()
+
+
+def test_unknown_names_and_missing_sandbox_are_errors(tmp_path):
+    with pytest.raises(ValueError):
+        file_tools(tmp_path, names=("rm",))
+    with pytest.raises(ValueError):
+        file_tools(tmp_path / "nope")
+
+
+path_text = st.lists(
+    st.sampled_from(list("ab./\\\x00:~ 中") + ["..", "../", "/.."]), max_size=12
+).map("".join)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(path=path_text)
+def test_nothing_outside_is_ever_created(sandbox, path):
+    """Whatever path a model sends, writes land inside the sandbox or nowhere."""
+    outside_before = sorted(str(p) for p in sandbox.parent.iterdir())
+    result = call(file_tools(sandbox), "write_text", rel_path=path, text="x")
+    assert sorted(str(p) for p in sandbox.parent.iterdir()) == outside_before
+    if result["status"] == "ok":
+        written = (sandbox / path).resolve()
+        assert written.is_relative_to(sandbox.resolve()) and written.is_file()
+    else:
+        assert result["error"]["code"] in {"PATH_NOT_ALLOWED", "NOT_A_FILE", "WRITE_FAILED"}
+    assert Path(sandbox.parent / "outside.txt").read_text(encoding="utf-8") == "secret"

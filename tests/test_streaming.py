@@ -1,0 +1,205 @@
+"""Streaming: fragments joined by index, provider quirks, equal to non-streamed runs."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agentlab import Budget, run_agent
+from agentlab.clients import HttpError, Reply, ScriptedClient, ToolCall, call, say
+from agentlab.clients.behaviours import honest_analyst, todo_clerk
+from agentlab.clients.scripted import Chunking
+from agentlab.streaming import ToolCallAssembler, stream_turn
+from agentlab.tools import file_tools, sales_tools
+
+TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"
+TWO_CALLS = Reply(
+    content="先读两个文件。",
+    tool_calls=(
+        ToolCall("read_text", {"rel_path": "meeting.md"}),
+        ToolCall("read_text", {"rel_path": "其他/说明.md"}),
+    ),
+)
+
+
+def piece(index=None, id=None, name=None, arguments=None):
+    function = SimpleNamespace(name=name, arguments=arguments)
+    return SimpleNamespace(index=index, id=id, function=function)
+
+
+def test_fragments_with_the_same_index_are_joined():
+    assembler = ToolCallAssembler()
+    assembler.add(piece(0, "tc_1", "read_text", ""))
+    for part in ['{"rel_', 'path":"meet', 'ing.md"}']:
+        assembler.add(piece(0, arguments=part))
+    (only,) = assembler.calls()
+    assert (only.id, only.name, json.loads(only.arguments)) == (
+        "tc_1",
+        "read_text",
+        {"rel_path": "meeting.md"},
+    )
+
+
+def test_interleaved_parallel_calls_are_kept_apart():
+    assembler = ToolCallAssembler()
+    assembler.add(piece(1, "b", "write_text", ""))  # arrives first, sorted second
+    assembler.add(piece(0, "a", "read_text", ""))
+    assembler.add(piece(0, arguments='{"x"'))
+    assembler.add(piece(1, arguments='{"y"'))
+    assembler.add(piece(0, arguments=":1}"))
+    assembler.add(piece(1, arguments=":2}"))
+    assert [(c.id, c.arguments) for c in assembler.calls()] == [("a", '{"x":1}'), ("b", '{"y":2}')]
+
+
+def test_continuation_without_index_belongs_to_the_call_being_built():
+    assembler = ToolCallAssembler()
+    assembler.add(piece(0, "a", "read_text", '{"rel_path":'))
+    assembler.add(piece(None, arguments='"a.md"}'))
+    assembler.add(piece(1, "b", "list_dir", ""))
+    assembler.add(piece(None, arguments="{}"))
+    assert [(c.name, c.arguments) for c in assembler.calls()] == [
+        ("read_text", '{"rel_path":"a.md"}'),
+        ("list_dir", "{}"),
+    ]
+
+
+def test_same_index_with_distinct_ids_are_distinct_calls():
+    assembler = ToolCallAssembler()
+    assembler.add(piece(0, "a", "read_text", '{"rel_path":"a.md"}'))
+    assembler.add(piece(0, "b", "read_text", '{"rel_path":'))
+    assembler.add(piece(0, arguments='"b.md"}'))
+    assert [(c.id, c.arguments) for c in assembler.calls()] == [
+        ("a", '{"rel_path":"a.md"}'),
+        ("b", '{"rel_path":"b.md"}'),
+    ]
+
+
+def test_a_name_repeated_in_every_fragment_is_not_doubled():
+    assembler = ToolCallAssembler()
+    assembler.add(piece(0, "a", "list_dir", "{"))
+    assembler.add(piece(0, "a", "list_dir", "}"))
+    assert assembler.calls()[0].name == "list_dir"
+
+
+@pytest.mark.parametrize(
+    "chunking",
+    [
+        Chunking(),
+        Chunking(argument_size=1, text_size=1),
+        Chunking(interleave=False),
+        Chunking(missing_index=True, argument_size=3),
+        Chunking(same_index=True, argument_size=2),
+    ],
+    ids=["default", "one-char", "sequential", "missing-index", "same-index"],
+)
+def test_the_sdk_streams_scripted_fragments_back_together(chunking):
+    client = ScriptedClient([TWO_CALLS], chunking=chunking)
+    shown = []
+    turn = stream_turn(client, "m", [{"role": "user", "content": "x"}], [], shown.append)
+    assert "".join(shown) == "先读两个文件。\n"
+    assert turn.content == "先读两个文件。"
+    assert [(c.id, c.name, json.loads(c.arguments)) for c in turn.calls] == [
+        ("call_1_0", "read_text", {"rel_path": "meeting.md"}),
+        ("call_1_1", "read_text", {"rel_path": "其他/说明.md"}),
+    ]
+    assert client.requests[0].stream is True
+    assert turn.tokens > 0 and turn.usage_reported
+    if chunking.missing_index:
+        assert any(f.index is None for f in turn.fragments)
+    if chunking.same_index:
+        assert {f.index for f in turn.fragments} == {0}
+    if chunking == Chunking():
+        indices = [f.index for f in turn.fragments]
+        assert indices[:4] == [0, 1, 0, 1]  # really interleaved
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    arguments=st.dictionaries(st.text(max_size=6), st.text(max_size=12), max_size=4),
+    size=st.integers(1, 9),
+    interleave=st.booleans(),
+)
+def test_any_cut_of_any_arguments_reassembles(arguments, size, interleave):
+    raw = json.dumps(arguments, ensure_ascii=False)
+    reply = Reply(tool_calls=(ToolCall("a", raw), ToolCall("b", raw[::-1])))
+    client = ScriptedClient([reply], chunking=Chunking(argument_size=size, interleave=interleave))
+    turn = stream_turn(client, "m", [{"role": "user", "content": "x"}], [], None)
+    assert [c.arguments for c in turn.calls] == [raw, raw[::-1]]
+
+
+def test_invalid_json_after_assembly_is_fed_back_as_invalid_arguments(tmp_path):
+    (tmp_path / "meeting.md").write_text("TODO x\n", encoding="utf-8")
+    broken = Reply(tool_calls=(ToolCall("read_text", '{"rel_path": "meeting.md"'),))
+    client = ScriptedClient([broken, call("read_text", rel_path="meeting.md"), say("好了")])
+    result = run_agent(TASK, client=client, tools=file_tools(tmp_path), stream=True, on_text=None)
+    assert result.tool_results[0]["result"]["error"]["code"] == "INVALID_ARGUMENTS"
+    assert result.outcome == "completed"
+
+
+def test_a_failing_streamed_request_is_a_model_error():
+    client = ScriptedClient([HttpError(429, "slow down")])
+    result = run_agent("x", client=client, tools=sales_tools(), stream=True, on_text=None)
+    assert result.outcome == "model_error" and "429" in result.warnings[-1]
+
+
+@pytest.mark.parametrize(
+    "chunking", [Chunking(), Chunking(missing_index=True), Chunking(same_index=True)]
+)
+@pytest.mark.parametrize(
+    "policy, task, tools",
+    [
+        (todo_clerk, TASK, "files"),
+        (todo_clerk, TASK.replace("meeting.md", "meet.md"), "files"),
+        (honest_analyst, "分析 data/input/sales.csv", "sales"),
+    ],
+)
+def test_streamed_and_plain_runs_are_equal(sandbox_factory, chunking, policy, task, tools):
+    results = []
+    for stream in (False, True):
+        registry = file_tools(sandbox_factory()) if tools == "files" else sales_tools()
+        client = ScriptedClient(policy, chunking=chunking)
+        results.append(
+            run_agent(
+                task, client=client, tools=registry, stream=stream, on_text=None, budget=Budget(6)
+            )
+        )
+    plain, streamed = results
+    for field in (
+        "status",
+        "outcome",
+        "stop_reason",
+        "steps",
+        "model_requests",
+        "tool_calls",
+        "tool_errors",
+        "answer",
+        "tokens",
+        "tool_results",
+        "messages",
+        "warnings",
+    ):
+        assert getattr(plain, field) == getattr(streamed, field), field
+
+
+@pytest.fixture
+def sandbox_factory(tmp_path):
+    counter = iter(range(100))
+
+    def make():
+        root = tmp_path / f"sandbox{next(counter)}"
+        root.mkdir()
+        (root / "meeting.md").write_text("TODO 一\n结论 二\nTODO 三\n", encoding="utf-8")
+        return root
+
+    return make
+
+
+def test_streamed_text_is_shown_as_it_arrives(capsys):
+    client = ScriptedClient([say("一二三四五六七八九十")], chunking=Chunking(text_size=3))
+    result = run_agent("x", client=client, tools=sales_tools(), stream=True)
+    assert capsys.readouterr().out == "一二三四五六七八九十\n"
+    assert result.answer == "一二三四五六七八九十"
