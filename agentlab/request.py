@@ -67,16 +67,27 @@ def request_turn(
     model: str,
     messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
+    timeout: float | None = None,
 ) -> ModelTurn | ModelFailure:
     """Make one non-streamed chat-completions request."""
-    options: dict[str, Any] = {"model": model, "messages": messages}
-    if tools:
-        options["tools"] = tools
+    options = request_options(model, messages, tools, timeout)
     try:
         response = client.chat.completions.create(**options)
         return turn_from_completion(response)
     except Exception as exc:  # whatever the service or its reply does, the run survives
         return failure_from(exc)
+
+
+def request_options(
+    model: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], timeout: float | None
+) -> dict[str, Any]:
+    """Keyword arguments for ``chat.completions.create``."""
+    options: dict[str, Any] = {"model": model, "messages": messages}
+    if tools:
+        options["tools"] = tools
+    if timeout is not None:  # the HTTP layer gives up too, not only our wait
+        options["timeout"] = max(timeout, 0.001)
+    return options
 
 
 def failure_from(exc: Exception) -> ModelFailure:

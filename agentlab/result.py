@@ -16,9 +16,11 @@ This module only records and classifies; it never decides when to stop.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from .deadline import Deadline
+from .trace import Trace
 
 STOP_REASONS = (
     "answered",
@@ -55,11 +57,19 @@ def classify(stop_reason: str, tool_results: list[dict[str, Any]]) -> str:
     raise ValueError(f"unknown stop reason {stop_reason!r}")
 
 
+def is_tool_failure(record: dict[str, Any]) -> bool:
+    """An error result that counts as a tool failure. Logic errors are feedback,
+    and calls left unrun because the run stopped (``NOT_RUN``) did not fail."""
+    if record["status"] != "error" or record.get("error_class") == "logic":
+        return False
+    return (record["result"].get("error") or {}).get("code") != "NOT_RUN"
+
+
 def last_batch_failed(tool_results: list[dict[str, Any]]) -> bool:
     if not tool_results:
         return False
     last_step = tool_results[-1]["step"]
-    return any(r["status"] == "error" for r in tool_results if r["step"] == last_step)
+    return any(is_tool_failure(r) for r in tool_results if r["step"] == last_step)
 
 
 @dataclass
@@ -67,13 +77,16 @@ class RunState:
     """The mutable record the loop keeps while a run is going on."""
 
     task_id: str
+    deadline: Deadline = field(default_factory=lambda: Deadline(None))
+    trace: Trace = field(default_factory=lambda: Trace(None))
     messages: list[dict[str, Any]] = field(default_factory=list)
     steps: int = 0
     model_requests: int = 0
     tokens: int = 0
     tool_results: list[dict[str, Any]] = field(default_factory=list)
+    fingerprints: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
-    started: float = field(default_factory=time.monotonic)
+    verified: bool = False  # an independent completion check said "done"
 
     @property
     def tool_calls(self) -> int:
@@ -81,30 +94,35 @@ class RunState:
 
     @property
     def tool_errors(self) -> int:
-        return sum(1 for r in self.tool_results if r["status"] == "error")
+        return sum(1 for r in self.tool_results if is_tool_failure(r))
 
     def elapsed(self) -> float:
-        return time.monotonic() - self.started
+        return self.deadline.elapsed()
 
-    def record_tool(self, call_id: str, name: str, arguments: str, result: dict) -> None:
-        """Keep the result and put the matching ``role: tool`` message in history."""
-        self.tool_results.append(
-            {
-                "step": self.steps,
-                "call_id": call_id,
-                "tool": name,
-                "arguments": arguments,
-                "status": result["status"],
-                "result": result,
-            }
-        )
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+    def record_tool(self, record: dict[str, Any], sent: dict[str, Any]) -> bool:
+        """Keep a tool call's record and put its ``role: tool`` message in history.
+
+        ``sent`` is the result as the model receives it (maybe truncated).
+        Returns whether the result's fingerprint is new in this run.
+        """
+        record = {"step": self.steps, **record}
+        self.tool_results.append(record)
         self.messages.append(
             {
                 "role": "tool",
-                "tool_call_id": call_id,
-                "content": json.dumps(result, ensure_ascii=False),
+                "tool_call_id": record["call_id"],
+                "content": json.dumps(sent, ensure_ascii=False),
             }
         )
+        fingerprint = record.get("fingerprint")
+        is_new = fingerprint is not None and fingerprint not in self.fingerprints
+        if fingerprint is not None:
+            self.fingerprints.add(fingerprint)
+        return is_new
 
     def finish(
         self,
@@ -114,19 +132,19 @@ class RunState:
         warning: str | None = None,
         phase: str | None = None,
     ) -> RunResult:
-        outcome = classify(stop_reason, self.tool_results)
+        outcome = "completed" if self.verified else classify(stop_reason, self.tool_results)
         warnings = list(self.warnings)
         if warning:
             warnings.append(warning)
         if stop_reason == "answered" and outcome == "tool_error":
-            failed = [r for r in self.tool_results if r["step"] == self.tool_results[-1]["step"]]
+            last_step = self.tool_results[-1]["step"]
             codes = ", ".join(
                 f"{r['tool']}: {r['result']['error']['code']}"
-                for r in failed
-                if r["status"] == "error"
+                for r in self.tool_results
+                if r["step"] == last_step and is_tool_failure(r)
             )
             warnings.append(f"the model answered right after a tool error ({codes})")
-        return RunResult(
+        result = RunResult(
             task_id=self.task_id,
             status="completed" if outcome == "completed" else "failed",
             outcome=outcome,
@@ -142,7 +160,21 @@ class RunState:
             tool_results=list(self.tool_results),
             messages=list(self.messages),
             warnings=warnings,
+            trace_path=self.trace.path,
         )
+        self.trace.event(
+            event="stop",
+            step=self.steps,
+            phase=phase,
+            stop_reason=stop_reason,
+            outcome=outcome,
+            status=result.status,
+            model_requests=self.model_requests,
+            tokens=self.tokens,
+            elapsed_s=round(result.elapsed_s, 4),
+            warnings=warnings,
+        )
+        return result
 
 
 @dataclass

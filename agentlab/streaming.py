@@ -24,7 +24,7 @@ from typing import Any
 
 import openai
 
-from .request import CallRequest, ModelFailure, ModelTurn, failure_from
+from .request import CallRequest, ModelFailure, ModelTurn, failure_from, request_options
 
 
 @dataclass(frozen=True)
@@ -120,16 +120,12 @@ def stream_turn(
     messages: list[dict[str, Any]],
     tools: list[dict[str, Any]],
     on_text: Callable[[str], None] | None = print_delta,
+    timeout: float | None = None,
 ) -> StreamedTurn | ModelFailure:
     """Make one streamed request and assemble its reply."""
-    options: dict[str, Any] = {
-        "model": model,
-        "messages": messages,
-        "stream": True,
-        "stream_options": {"include_usage": True},
-    }
-    if tools:
-        options["tools"] = tools
+    options = request_options(model, messages, tools, timeout)
+    options["stream"] = True
+    options["stream_options"] = {"include_usage": True}
     text: list[str] = []
     assembler = ToolCallAssembler()
     usage = None

@@ -82,11 +82,26 @@ def test_nothing_similar_to_list_ends_honestly(sandbox):
 
 def test_a_path_outside_the_sandbox_is_refused_and_reported(sandbox):
     result = run_agent(
-        "读一下 ../mini_agent.py", client=scripted("todo_clerk"), tools=file_tools(sandbox)
+        "读一下 ../mini_agent.py",
+        client=scripted("todo_clerk"),
+        tools=file_tools(sandbox),
+        permission_errors="feed_back",
     )
     assert result.tool_results[0]["result"]["error"]["code"] == "PATH_NOT_ALLOWED"
     assert "PATH_NOT_ALLOWED" in result.answer
     assert result.outcome == "tool_error"
+
+
+def test_by_default_a_refused_path_stops_the_run(sandbox):
+    client = scripted("todo_clerk")
+    result = run_agent("读一下 ../mini_agent.py", client=client, tools=file_tools(sandbox))
+    assert (result.stop_reason, result.outcome, result.status) == (
+        "policy_denied",
+        "tool_error",
+        "failed",
+    )
+    assert len(client.requests) == 1 and result.answer is None
+    assert result.messages[-1]["role"] == "tool"  # the refusal is kept in history
 
 
 def test_two_steps_are_not_enough_for_a_three_step_task(sandbox):

@@ -15,8 +15,10 @@ from agentlab.tools import sales_tools
 from .conftest import SEED_QUESTION, write_csv
 
 
-def run(client, data_dir=None, task=SEED_QUESTION, max_steps=MAX_STEPS):
-    return run_agent(task, client=client, tools=sales_tools(data_dir), budget=Budget(max_steps))
+def run(client, data_dir=None, task=SEED_QUESTION, max_steps=MAX_STEPS, **options):
+    return run_agent(
+        task, client=client, tools=sales_tools(data_dir), budget=Budget(max_steps), **options
+    )
 
 
 def test_honest_analyst_completes_with_the_numbers_the_tool_returned():
@@ -125,7 +127,7 @@ def test_a_tool_error_the_model_recovers_from_still_completes():
 )
 def test_bad_calls_are_fed_back_not_raised(turn, code):
     client = ScriptedClient([turn, say("对不起，调用失败了")])
-    result = run(client)
+    result = run(client, permission_errors="feed_back")
     assert result.tool_results[0]["result"]["error"]["code"] == code
     assert client.requests[1].messages[-1]["role"] == "tool"
     assert code in client.requests[1].messages[-1]["content"]

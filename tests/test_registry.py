@@ -52,10 +52,12 @@ def test_ok_call(registry):
         ('{"text": ', "not valid JSON"),
         ("[1, 2]", "JSON object"),
         ('"text"', "JSON object"),
-        ("{}", "'text' is a required property"),
-        ('{"text": 3}', "is not of type 'string'"),
-        ('{"text": "a", "times": "2"}', "times"),
-        ('{"text": "a", "colour": "red"}', "colour"),
+        ("{}", "missing required argument(s): text"),
+        ('{"text": 3}', "text: expected string, got integer"),
+        ('{"text": "a", "times": "2"}', "times: expected integer, got string"),
+        ('{"text": "a", "times": true}', "times: expected integer, got boolean"),
+        ('{"text": "a", "times": 1.5}', "times: expected integer, got number"),
+        ('{"text": "a", "colour": "red"}', "unexpected argument(s): colour (allowed: text, times)"),
     ],
 )
 def test_invalid_arguments(registry, arguments, fragment):
@@ -93,3 +95,26 @@ def test_result_shape():
         "source": [],
         "error": {"code": "X", "message": "y"},
     }
+
+
+def test_nested_schemas_enums_and_arrays():
+    from agentlab.tools.registry import schema_problem
+
+    schema = {
+        "properties": {
+            "mode": {"type": "string", "enum": ["a", "b"]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "opts": {
+                "type": "object",
+                "properties": {"n": {"type": ["integer", "null"]}},
+                "required": ["n"],
+            },
+        },
+        "additionalProperties": False,
+    }
+    assert schema_problem(schema, {"mode": "a", "tags": ["x"], "opts": {"n": None}}) is None
+    assert "must be one of" in schema_problem(schema, {"mode": "c"})
+    assert (
+        schema_problem(schema, {"tags": ["x", 2]}) == "tags: item 1: expected string, got integer"
+    )
+    assert "missing required" in schema_problem(schema, {"opts": {}})

@@ -1,7 +1,8 @@
 """Model clients. Every one is a real ``openai.OpenAI``.
 
 - :mod:`agentlab.clients.scripted`: ``ScriptedClient`` and the turn types
-  (``Reply``, ``ToolCall``, ``HttpError``, ``say``, ``call``).
+  (``Reply``, ``ToolCall``, ``HttpError``, ``Hang``, ``say``, ``call``) and
+  ``Chunking`` for streamed replies.
 - :mod:`agentlab.clients.behaviours`: ready-made policies and ``scripted()``.
 - :mod:`agentlab.clients.real`: ``from_env()`` for an OpenAI-compatible service.
 """
@@ -9,7 +10,9 @@
 from .behaviours import BEHAVIOURS, honest_analyst, never_stops, scripted
 from .real import ModelConfigError, ModelSettings, from_env, load_settings
 from .scripted import (
+    Chunking,
     Conversation,
+    Hang,
     HttpError,
     RecordedRequest,
     Reply,
@@ -22,7 +25,9 @@ from .scripted import (
 
 __all__ = [
     "BEHAVIOURS",
+    "Chunking",
     "Conversation",
+    "Hang",
     "HttpError",
     "ModelConfigError",
     "ModelSettings",

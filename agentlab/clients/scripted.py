@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -72,7 +73,18 @@ class HttpError:
     message: str = "scripted HTTP error"
 
 
-Turn = Reply | HttpError
+@dataclass(frozen=True)
+class Hang:
+    """The service goes quiet for ``seconds`` before answering ``then``.
+
+    Used to show that a run's deadline covers the model request too.
+    """
+
+    seconds: float
+    then: Reply = Reply(content="(a very late answer)")
+
+
+Turn = Reply | HttpError | Hang
 
 
 @dataclass(frozen=True)
@@ -240,6 +252,9 @@ class ScriptedClient(OpenAI):
             turn = self.policy(conversation)
         except Exception as exc:  # a broken script is a failing service, not a crash
             return _error_response(500, f"scripted policy raised {type(exc).__name__}: {exc}")
+        if isinstance(turn, Hang):
+            time.sleep(turn.seconds)  # blocks this request only; the loop may give up on it
+            turn = turn.then
         if isinstance(turn, HttpError):
             return _error_response(turn.status, turn.message)
         body_json = completion_body(turn, recorded)

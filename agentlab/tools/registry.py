@@ -56,6 +56,9 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     function: Callable[..., ToolResult]
+    # Run in a child process that is killed when the run's time is up. The
+    # function must then be defined at module level (it is sent by name).
+    isolated: bool = False
 
     def schema(self) -> dict[str, Any]:
         """The entry for the ``tools=`` list of a chat-completions request."""
@@ -107,25 +110,42 @@ class ToolRegistry:
 
     def call(self, name: str, arguments_json: str | None) -> ToolResult:
         """Run one tool call exactly as the model asked for it."""
+        prepared = self.prepare(name, arguments_json)
+        if isinstance(prepared, dict):
+            return prepared
+        tool, arguments = prepared
+        return execute(tool, arguments)
+
+    def prepare(
+        self, name: str, arguments_json: str | None
+    ) -> tuple[Tool, dict[str, Any]] | ToolResult:
+        """The tool and its checked arguments, or the error result explaining why not."""
         tool = self._tools.get(name)
         if tool is None:
             allowed = ", ".join(self._tools) or "(none)"
             return error("UNKNOWN_TOOL", f"no tool named {name!r}; allowed tools: {allowed}")
-
         arguments = parse_arguments(arguments_json)
         if isinstance(arguments, str):
             return error("INVALID_ARGUMENTS", arguments)
         problem = schema_problem(tool.strict_parameters(), arguments)
         if problem:
             return error("INVALID_ARGUMENTS", f"{name}: {problem}")
+        return tool, arguments
 
-        try:
-            result = tool.function(**arguments)
-        except Exception as exc:  # a tool bug must not end the run
-            return error("TOOL_EXCEPTION", f"{name} raised {type(exc).__name__}: {exc}")
-        if not is_tool_result(result):
-            return error("TOOL_EXCEPTION", f"{name} returned something that is not a tool result")
-        return result
+
+def execute(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
+    """Call the tool's function; whatever it raises or returns becomes a result."""
+    try:
+        result = tool.function(**arguments)
+    except Exception as exc:  # a tool bug must not end the run
+        return error("TOOL_EXCEPTION", f"{tool.name} raised {type(exc).__name__}: {exc}")
+    return checked_result(tool.name, result)
+
+
+def checked_result(name: str, result: Any) -> ToolResult:
+    if not is_tool_result(result):
+        return error("TOOL_EXCEPTION", f"{name} returned something that is not a tool result")
+    return result
 
 
 def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
@@ -142,17 +162,70 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
     return arguments
 
 
-def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
-    """The first way ``arguments`` breaks ``schema``, or None if they fit."""
-    import jsonschema  # imported here: only tool calls need it
+JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "object": (dict,),
+    "array": (list,),
+    "null": (type(None),),
+}
 
-    validator = jsonschema.Draft202012Validator(schema)
-    problems = sorted(validator.iter_errors(arguments), key=lambda e: list(e.path))
-    if not problems:
-        return None
-    first = problems[0]
-    where = ".".join(str(p) for p in first.path)
-    return f"{where}: {first.message}" if where else first.message
+
+def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """The first way ``arguments`` break an object ``schema``, or None if they fit.
+
+    Covers what tool schemas use: ``required``, ``additionalProperties:
+    false``, ``type`` (one or a list), ``enum``, nested ``properties`` and
+    array ``items``. (The ``jsonschema`` package does more, but takes about a
+    second to import; this is all a tool call needs.)
+    """
+    properties = schema.get("properties", {})
+    missing = [key for key in schema.get("required", []) if key not in arguments]
+    if missing:
+        return f"missing required argument(s): {', '.join(missing)}"
+    if schema.get("additionalProperties") is False:
+        extra = sorted(set(arguments) - set(properties))
+        if extra:
+            allowed = ", ".join(properties) or "none"
+            return f"unexpected argument(s): {', '.join(extra)} (allowed: {allowed})"
+    for key, value in arguments.items():
+        problem = value_problem(value, properties.get(key, {}))
+        if problem:
+            return f"{key}: {problem}"
+    return None
+
+
+def value_problem(value: Any, spec: dict[str, Any]) -> str | None:
+    expected = spec.get("type")
+    if expected is not None:
+        names = expected if isinstance(expected, list) else [expected]
+        if not any(_is_json_type(value, name) for name in names):
+            return f"expected {' or '.join(names)}, got {_json_type_name(value)}"
+    if "enum" in spec and value not in spec["enum"]:
+        return f"must be one of {spec['enum']}, got {value!r}"
+    if isinstance(value, list) and "items" in spec:
+        for i, item in enumerate(value):
+            problem = value_problem(item, spec["items"])
+            if problem:
+                return f"item {i}: {problem}"
+    if isinstance(value, dict) and "properties" in spec:
+        return schema_problem(spec, value)
+    return None
+
+
+def _is_json_type(value: Any, name: str) -> bool:
+    if isinstance(value, bool) and name in ("integer", "number"):
+        return False  # True is an int in Python, not a number in JSON
+    return isinstance(value, JSON_TYPES.get(name, (object,)))
+
+
+def _json_type_name(value: Any) -> str:
+    for name in JSON_TYPES:
+        if _is_json_type(value, name):
+            return name
+    return type(value).__name__
 
 
 def is_tool_result(value: Any) -> bool:

@@ -1,0 +1,392 @@
+"""Chapter 03: every budget stops a run, with the right reason and phase.
+
+The first five tests are the seed's acceptance tests. Timings are only
+checked against generous safety bounds; the real figures are measured by
+benchmarks/deadline.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from agentlab import Budget, run_agent
+from agentlab.budget import call_key
+from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, call, say
+from agentlab.clients.behaviours import honest_analyst
+from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
+from agentlab.tools import Tool, ToolRegistry, error, ok, sales_tools
+from agentlab.trace import read_trace
+
+SAFETY = 1.0  # seconds: a bound no healthy run comes near; benchmarks measure the truth
+
+
+@pytest.fixture
+def faults():
+    tools, hanging = fault_tools(hang_seconds=3.0)
+    return tools, hanging
+
+
+def run(script, tools, budget, tmp_path, **options):
+    client = script if isinstance(script, ScriptedClient) else ScriptedClient(script)
+    options.setdefault("trace_dir", tmp_path)
+    return run_agent("修好构建", client=client, tools=tools, budget=budget, **options)
+
+
+# -- the seed's five acceptance tests ------------------------------------------------
+
+
+def test_1_an_always_failing_tool_ends_with_no_progress(faults, tmp_path):
+    tools, _ = faults
+    budget = Budget.seed_table()
+    result = run(wanders("always_fails", "mirror"), tools, budget, tmp_path)
+    assert result.stop_reason == "no_progress"
+    assert result.outcome == "budget_exhausted"
+    # The first failure is new information (a new error); then max_no_progress
+    # steps in a row bring nothing new.
+    assert result.steps == budget.max_no_progress + 1
+    assert "4 steps in a row" in result.warnings[-1] and "always_fails" in result.warnings[-1]
+
+
+def test_2_the_same_content_for_the_same_call_ends_with_repeat_call(faults, tmp_path):
+    tools, _ = faults
+    client = ScriptedClient(keeps_calling("same_result", {"job": "nightly"}))
+    result = run(client, tools, Budget.seed_table(), tmp_path)
+    assert result.stop_reason == "repeat_call"
+    statuses = [
+        r["result"]["error"]["code"] if r["status"] == "error" else "ok"
+        for r in result.tool_results
+    ]
+    # seed table: calls 1-2 run, the 3rd is refused with a hint, the 4th stops the run
+    assert statuses == ["ok", "ok", "REPEATED_CALL", "NOT_RUN"]
+    assert "Change strategy" in client.requests[3].messages[-1]["content"]
+
+
+def test_3_a_short_deadline_stops_on_time_instead_of_waiting(tmp_path):
+    started = time.monotonic()
+    result = run([Hang(5.0)], sales_tools(), Budget(max_seconds=0.05), tmp_path)
+    waited = time.monotonic() - started
+    assert (result.stop_reason, result.phase, result.outcome) == (
+        "deadline",
+        "decide",
+        "budget_exhausted",
+    )
+    assert waited < 0.05 + SAFETY
+
+
+def test_4_the_result_carries_reason_step_and_an_existing_trace(faults, tmp_path):
+    tools, _ = faults
+    result = run(wanders("always_fails", "mirror"), tools, Budget.seed_table(), tmp_path)
+    assert result.stop_reason and result.steps == 5
+    assert os.path.isfile(result.trace_path)
+    events = read_trace(result.trace_path)
+    assert events[0]["event"] == "start" and events[-1]["event"] == "stop"
+    assert events[-1]["stop_reason"] == "no_progress" and events[-1]["step"] == 5
+    assert [e["phase"] for e in events if e["event"] == "phase"] == ["decide", "tool"] * 5
+
+
+def test_5_oversized_output_is_really_truncated_in_what_the_model_received(faults, tmp_path):
+    tools, _ = faults
+    client = ScriptedClient([call("huge_output"), say("构建失败")])
+    result = run(client, tools, Budget(max_tool_output_chars=4000), tmp_path)
+    received = client.requests[1].messages[-1]["content"]
+    assert len(received) <= 4000
+    log = json.loads(received)["data"]["log"]  # still valid JSON
+    assert log.startswith("[0000] compiling")
+    assert "ERROR: module_17 failed" in log and "ERROR: 3 tests failed" in log  # key lines kept
+    assert log.rstrip().endswith("summary: 2 errors, build failed")  # tail kept
+    assert "[truncated: removed" in log
+    record = result.tool_results[0]
+    assert record["truncated_chars"] > 40_000
+    saved = json.loads(Path(record["saved_to"]).read_text(encoding="utf-8"))
+    assert saved["data"]["log"].count("\n") == 1500  # the full output is on disk
+
+
+# -- the deadline: one for the whole run, three phases ---------------------------------
+
+
+def test_hung_tool_ends_with_deadline_in_the_tool_phase_and_is_still_running(faults, tmp_path):
+    tools, hanging = faults
+    result = run([call("hang")], tools, Budget(max_seconds=0.05), tmp_path)
+    assert (result.stop_reason, result.phase) == ("deadline", "tool")
+    assert result.tool_results[-1]["result"]["error"]["code"] == "TOOL_ABANDONED"
+    ticks = hanging.ticks
+    time.sleep(0.05)
+    assert hanging.started.is_set() and not hanging.finished.is_set()
+    assert hanging.ticks > ticks  # abandoned, not stopped: it is still working
+
+
+def test_hung_isolated_tool_is_killed_and_its_process_is_gone(faults, tmp_path):
+    tools, _ = faults
+    result = run([call("hang_isolated")], tools, Budget(max_seconds=0.5), tmp_path)
+    assert (result.stop_reason, result.phase) == ("deadline", "tool")
+    record = result.tool_results[-1]
+    assert record["result"]["error"]["code"] == "TOOL_KILLED"
+    assert record["process"]["killed"] and record["process"]["exitcode"] == -9
+    with pytest.raises(ProcessLookupError):
+        os.kill(record["process"]["pid"], 0)
+    assert result.elapsed_s < 0.5 + SAFETY
+
+
+def test_isolated_tools_that_finish_return_their_result(tmp_path):
+    from agentlab.faults import _HangIsolated
+
+    quick = Tool("quick", "sleep briefly in a child", {}, _HangIsolated(0.0), isolated=True)
+    result = run(
+        [call("quick"), say("好")], ToolRegistry([quick]), Budget(max_seconds=30), tmp_path
+    )
+    assert result.tool_results[0]["result"] == ok({"slept": 0.0})
+    assert result.outcome == "completed"
+
+
+def test_slow_completion_check_ends_in_the_complete_phase(tmp_path):
+    result = run(
+        [say("做完了")], sales_tools(), Budget(max_seconds=0.05), tmp_path, done_when=slow_check(3)
+    )
+    assert (result.stop_reason, result.phase) == ("deadline", "complete")
+    assert result.answer == "做完了" and result.status == "failed"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_hung_model_ends_in_the_decide_phase_streamed_or_not(tmp_path, stream, capsys):
+    result = run(
+        [Hang(3.0, then=say("迟到的回答"))],
+        sales_tools(),
+        Budget(max_seconds=0.05),
+        tmp_path,
+        stream=stream,
+    )
+    assert (result.stop_reason, result.phase) == ("deadline", "decide")
+    time.sleep(0.02)
+    assert capsys.readouterr().out == ""  # nothing from the abandoned request leaks out
+
+
+def test_the_deadline_is_shared_not_reset_per_phase(faults, tmp_path):
+    """Seed 002's experiment: 80 ms in all, the model takes 60, the tool hangs.
+    The tool gets only the 20 ms left; with per-phase timeouts it would be 140+."""
+    tools, _ = faults
+    script = [Hang(0.06, then=call("hang"))]
+    result = run(script, tools, Budget(max_seconds=0.08), tmp_path)
+    assert (result.stop_reason, result.phase) == ("deadline", "tool")
+    assert 0.08 <= result.elapsed_s < 0.08 + SAFETY
+    events = read_trace(result.trace_path)
+    decide = next(e for e in events if e.get("phase") == "decide")
+    assert decide["elapsed_s"] >= 0.06
+
+
+def test_no_step_starts_after_the_deadline(tmp_path):
+    slow_ok = Tool("slow", "takes 30 ms", {}, lambda: (time.sleep(0.03), ok("done"))[1])
+    client = ScriptedClient(keeps_calling("slow"))
+    result = run(client, ToolRegistry([slow_ok]), Budget(max_seconds=0.1, max_steps=100), tmp_path)
+    assert result.stop_reason == "deadline" and result.steps < 10
+
+
+# -- the other budgets --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ('{"relative_path": "sales.csv"}', '{ "relative_path" :"./sales.csv" }'),
+        ('{"a": 1, "rel_path": "x/y.md"}', '{"rel_path": "x//y.md", "a": 1}'),
+        ('{"rel_path": "x/../y.md"}', '{"rel_path": "y.md"}'),
+        ("", "{}"),
+    ],
+)
+def test_repeat_keys_see_through_spelling(a, b):
+    assert call_key("t", a) == call_key("t", b)
+
+
+def test_repeat_keys_keep_real_differences_apart():
+    assert call_key("t", '{"rel_path": "a.md"}') != call_key("t", '{"rel_path": "b.md"}')
+    assert call_key("t", '{"job": "./a"}') != call_key("t", '{"job": "a"}')  # not a path
+    assert call_key("t", "{}") != call_key("u", "{}")
+
+
+def test_strict_policy_stops_at_the_second_identical_call(faults, tmp_path):
+    tools, _ = faults
+    result = run(
+        keeps_calling("same_result", {"job": "j"}), tools, Budget.strict_repeats(), tmp_path
+    )
+    assert (result.stop_reason, result.steps) == ("repeat_call", 2)
+
+
+def test_token_budget(tmp_path):
+    client = ScriptedClient(keeps_calling("analyze_csv", {"relative_path": "sales.csv"}))
+    result = run(client, sales_tools(), Budget(max_tokens=1500, max_steps=50), tmp_path)
+    assert result.stop_reason == "max_tokens" and result.outcome == "budget_exhausted"
+    assert result.tokens >= 1500
+    per_step = [e["tokens"] for e in read_trace(result.trace_path) if e.get("phase") == "decide"]
+    assert sum(per_step) == result.tokens
+    assert sum(per_step[:-1]) < 1500 <= sum(per_step)  # stopped at the first step past the line
+
+
+def test_calls_beyond_the_per_turn_cap_are_not_executed(tmp_path):
+    many = Reply(
+        tool_calls=tuple(ToolCall("analyze_csv", {"relative_path": "sales.csv"}) for _ in range(3))
+    )
+    client = ScriptedClient([many, say("好")])
+    result = run(client, sales_tools(), Budget(max_tool_calls_per_turn=1), tmp_path)
+    codes = [(r["result"]["error"] or {}).get("code") for r in result.tool_results]
+    assert codes == [None, "TOO_MANY_CALLS", "TOO_MANY_CALLS"]
+    assert "only 1 tool call(s) per turn" in client.requests[1].messages[-1]["content"]
+
+
+# -- error classes and retries ------------------------------------------------------
+
+
+def test_transient_errors_are_retried_and_every_attempt_counts(tmp_path):
+    client = ScriptedClient(flaky(honest_analyst, failures=2, status=429))
+    budget = Budget(max_retries=2, retry_backoff_s=0.001)
+    result = run_agent(
+        "分析 sales.csv", client=client, tools=sales_tools(), budget=budget, trace_dir=tmp_path
+    )
+    assert result.outcome == "completed"
+    assert (result.steps, result.model_requests, len(client.requests)) == (2, 4, 4)
+
+
+def test_retries_run_out(tmp_path):
+    client = ScriptedClient(flaky(honest_analyst, failures=5, status=503))
+    result = run(client, sales_tools(), Budget(max_retries=1, retry_backoff_s=0.001), tmp_path)
+    assert result.stop_reason == "model_error" and result.model_requests == 2
+    assert "after 2 attempts" in result.warnings[-1]
+
+
+def test_backoff_waits_come_out_of_the_deadline(tmp_path):
+    client = ScriptedClient(flaky(honest_analyst, failures=5, status=429))
+    budget = Budget(max_retries=5, retry_backoff_s=10, max_seconds=0.05)
+    result = run(client, sales_tools(), budget, tmp_path)
+    assert (result.stop_reason, result.phase) == ("deadline", "decide")
+    assert result.elapsed_s < 0.05 + SAFETY
+
+
+@pytest.mark.parametrize("status", [400, 401, 404])
+def test_other_errors_are_not_retried(status, tmp_path):
+    client = ScriptedClient([HttpError(status, "no")] * 3)
+    result = run(client, sales_tools(), Budget(max_retries=3, retry_backoff_s=0.001), tmp_path)
+    assert result.stop_reason == "model_error" and result.model_requests == 1
+
+
+def test_permission_errors_stop_by_default_and_are_never_retried(faults, tmp_path):
+    tools, _ = faults
+    client = ScriptedClient([call("permission_denied", path="/"), say("好的")])
+    result = run(client, tools, Budget(max_retries=3), tmp_path)
+    assert (result.stop_reason, result.outcome) == ("policy_denied", "tool_error")
+    assert len(client.requests) == 1 and result.tool_results[0]["error_class"] == "permission"
+
+
+def test_permission_errors_can_be_fed_back(faults, tmp_path):
+    tools, _ = faults
+    client = ScriptedClient([call("permission_denied", path="/"), say("不能删，已停止")])
+    result = run(client, tools, Budget(), tmp_path, permission_errors="feed_back")
+    assert result.stop_reason == "answered" and result.outcome == "tool_error"
+
+
+def test_invalid_input_is_fed_back(faults, tmp_path):
+    tools, _ = faults
+    client = ScriptedClient([call("same_result", job=3), call("same_result", job="a"), say("好")])
+    result = run(client, tools, Budget(), tmp_path)
+    assert result.tool_results[0]["error_class"] == "invalid_input"
+    assert result.outcome == "completed"
+
+
+def test_logic_errors_are_feedback_not_tool_failures(tmp_path):
+    runs = iter([error("TESTS_FAILED", "2 tests failed"), ok({"passed": True})])
+    tests = Tool("run_tests", "run the tests", {}, lambda: next(runs))
+    client = ScriptedClient([call("run_tests"), call("run_tests"), say("测试通过")])
+    result = run(client, ToolRegistry([tests]), Budget(), tmp_path)
+    assert result.tool_results[0]["error_class"] == "logic"
+    assert result.tool_errors == 0 and result.steps == 3
+
+
+# -- completion -----------------------------------------------------------------------
+
+
+def test_a_final_answer_is_not_completion_while_the_check_fails(tmp_path):
+    state = {"written": False}
+
+    def write():
+        state["written"] = True
+        return ok("written")
+
+    client = ScriptedClient([say("都做完了"), call("write"), say("这次真的做完了")])
+    tools = ToolRegistry([Tool("write", "write the file", {}, write)])
+    result = run(
+        client,
+        tools,
+        Budget(),
+        tmp_path,
+        done_when=lambda answer: state["written"] or "the report file does not exist",
+    )
+    assert result.outcome == "completed" and result.steps == 3
+    assert client.requests[1].messages[-1] == {
+        "role": "user",
+        "content": "Not done yet: the report file does not exist",
+    }
+
+
+def test_tool_ok_is_never_taken_as_completion(tmp_path):
+    client = ScriptedClient(keeps_calling("analyze_csv", {"relative_path": "sales.csv"}))
+    result = run(client, sales_tools(), Budget(max_steps=3), tmp_path, done_when=lambda a: True)
+    assert all(r["status"] == "ok" for r in result.tool_results)
+    assert result.status == "failed" and result.stop_reason == "max_steps"
+
+
+def test_a_check_that_keeps_failing_runs_out_of_budget(tmp_path):
+    client = ScriptedClient([say("好了")] * 10)
+    result = run(client, sales_tools(), Budget(max_steps=3), tmp_path, done_when=lambda a: False)
+    assert result.stop_reason == "max_steps" and result.model_requests == 3
+
+
+def test_a_broken_check_is_a_failed_check(tmp_path):
+    client = ScriptedClient([say("好了")] * 2)
+    result = run(client, sales_tools(), Budget(max_steps=2), tmp_path, done_when=lambda a: 1 / 0)
+    assert result.stop_reason == "max_steps"
+    assert "ZeroDivisionError" in result.messages[-1]["content"]
+
+
+# -- context and trace ----------------------------------------------------------------
+
+
+def test_folding_compresses_old_steps_in_what_the_model_receives(tmp_path):
+    client = ScriptedClient(wanders("analyze_csv", "relative_path"))
+    result = run(client, sales_tools(), Budget(max_steps=4), tmp_path, fold_after_steps=2)
+    fourth = client.requests[3].messages
+    tool_contents = [m["content"] for m in fourth if m["role"] == "tool"]
+    assert tool_contents[0].startswith("[folded] analyze_csv(")
+    assert not tool_contents[-1].startswith("[folded]")
+    assert result.tool_results[0]["result"]["error"]["code"] == "FILE_NOT_FOUND"  # kept in full
+
+
+def test_every_ending_leaves_a_complete_trace(faults, tmp_path):
+    tools, _ = faults
+    endings = [
+        run([say("好")], tools, Budget(), tmp_path),
+        run([HttpError(500, "x")], tools, Budget(), tmp_path),
+        run([call("hang")], tools, Budget(max_seconds=0.03), tmp_path),
+        run(keeps_calling("same_result"), tools, Budget.strict_repeats(), tmp_path),
+        run_agent("", client=ScriptedClient([]), tools=tools, trace_dir=tmp_path),
+    ]
+    for result in endings:
+        events = read_trace(result.trace_path)
+        assert events[-1] == {**events[-1], "event": "stop", "stop_reason": result.stop_reason}
+    assert run([say("好")], tools, Budget(), tmp_path, trace_dir=False).trace_path is None
+
+
+def test_budget_presets_and_validation():
+    seed = Budget.seed_table()
+    assert (
+        seed.max_steps,
+        seed.max_seconds,
+        seed.repeat_hint_at,
+        seed.max_repeats,
+        seed.max_no_progress,
+    ) == (25, 480, 3, 4, 4)
+    assert Budget.strict_repeats().max_repeats == 2
+    for bad in (dict(max_seconds=0), dict(max_tokens=-1), dict(max_steps=1.5)):
+        with pytest.raises(ValueError):
+            Budget(**bad)
