@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import openai
@@ -254,7 +255,10 @@ def _record(
     saved = None
     if budget.max_tool_output_chars and len(serialised(result)) > budget.max_tool_output_chars:
         saved = run.trace.save_output(f"step{run.steps}-{call.id}", result)
-    sent, removed = fit_result(result, budget.max_tool_output_chars, saved)
+    # The model is told where the full output is relative to the trace folder,
+    # so what it reads does not depend on where runs are kept.
+    shown_as = f"outputs/{Path(saved).name} beside the run trace" if saved else None
+    sent, removed = fit_result(result, budget.max_tool_output_chars, shown_as)
     record = {
         "call_id": call.id,
         "tool": call.name,

@@ -24,6 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from .result import OUTCOMES, RunResult
+from .trace import read_trace
 
 OUTCOME_COLORS = {
     "completed": "#2e7d32",
@@ -32,6 +33,7 @@ OUTCOME_COLORS = {
     "model_error": "#6a1b9a",
     "invalid_task": "#757575",
 }
+PHASE_COLORS = {"decide": "#1565c0", "tool": "#ef6c00", "complete": "#6a1b9a"}
 OUTCOME_LABELS = {
     "completed": "completed 正常完成",
     "tool_error": "tool_error 工具报错",
@@ -71,10 +73,18 @@ def excerpt(text: str | None, width: int = 36) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def outcome_table(runs: Mapping[str, RunResult], answer_width: int = 36) -> pd.DataFrame:
-    """One row per scenario: how the run ended and what it cost."""
-    rows = [
-        {
+def outcome_table(
+    runs: Mapping[str, RunResult], answer_width: int = 36, details: bool = False
+) -> pd.DataFrame:
+    """One row per scenario: how the run ended and what it cost.
+
+    ``details=True`` adds ``phase``, ``tokens`` and ``elapsed``. Elapsed time
+    is wall-clock and differs on every run, so it is shown as ``≈83ms``, a
+    form the notebooks' nbval sanitizer masks.
+    """
+    rows = []
+    for name, r in runs.items():
+        row = {
             "scenario": name,
             "status": r.status,
             "outcome": r.outcome,
@@ -83,10 +93,13 @@ def outcome_table(runs: Mapping[str, RunResult], answer_width: int = 36) -> pd.D
             "model_requests": r.model_requests,
             "tool_calls": r.tool_calls,
             "tool_errors": r.tool_errors,
-            "answer": excerpt(r.answer, answer_width),
         }
-        for name, r in runs.items()
-    ]
+        if details:
+            row["phase"] = r.phase or ""
+            row["tokens"] = r.tokens
+            row["elapsed"] = f"≈{r.elapsed_s * 1000:.0f}ms"
+        row["answer"] = excerpt(r.answer, answer_width)
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -111,29 +124,40 @@ def plot_steps_by_outcome(
     title: str = "每次运行用了几步，以什么结局结束",
     save_to: str | Path | None = None,
 ) -> Figure:
-    """Bars of steps used per run, coloured by outcome, with the cap drawn."""
+    """Bars of steps used per run, coloured by outcome, with the cap drawn.
+
+    Up to five runs stand side by side; more are drawn as horizontal bars so
+    their names stay readable.
+    """
     names = list(runs)
-    use_chinese_font()
-    fig = Figure(figsize=(8, 3.6), layout="constrained")
-    ax = fig.subplots()
+    steps = [runs[n].steps for n in names]
     colours = [OUTCOME_COLORS[runs[n].outcome] for n in names]
-    bars = ax.bar(names, [runs[n].steps for n in names], color=colours, width=0.55)
-    ax.bar_label(bars, labels=[runs[n].stop_reason for n in names], padding=3, fontsize=9)
-    top = max([runs[n].steps for n in names] + [cap or 0])
-    if cap is not None:
-        ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
-        ax.text(
-            -0.45,
-            cap + 0.08,
-            f"步数上限 max_steps={cap}",
-            ha="left",
-            va="bottom",
-            fontsize=9,
-            color="#424242",
-        )
-    ax.set_ylim(0, top + 1.5)
-    ax.set_ylabel("步数（模型请求轮数）")
-    ax.set_xlabel("场景")
+    reasons = [runs[n].stop_reason for n in names]
+    top = max(steps + [cap or 0]) + 1.5
+    use_chinese_font()
+    horizontal = len(names) > 5
+    fig = Figure(figsize=(8, 0.42 * len(names) + 1.4 if horizontal else 3.6), layout="constrained")
+    ax = fig.subplots()
+    cap_label = f"步数上限 max_steps={cap}"
+    if horizontal:
+        bars = ax.barh(names, steps, color=colours, height=0.6)
+        ax.invert_yaxis()
+        ax.set_xlim(0, top + 1)
+        ax.set_xlabel("步数（模型请求轮数）")
+        if cap is not None:
+            ax.axvline(cap, color="#424242", linestyle="--", linewidth=1)
+            ax.text(cap, -0.7, cap_label, ha="center", va="bottom", fontsize=9, color="#424242")
+    else:
+        bars = ax.bar(names, steps, color=colours, width=0.55)
+        ax.set_ylim(0, top)
+        ax.set_ylabel("步数（模型请求轮数）")
+        ax.set_xlabel("场景")
+        if cap is not None:
+            ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
+            ax.text(
+                -0.45, cap + 0.08, cap_label, ha="left", va="bottom", fontsize=9, color="#424242"
+            )
+    ax.bar_label(bars, labels=reasons, padding=3, fontsize=9)
     ax.set_title(title)
     seen = [o for o in OUTCOMES if any(runs[n].outcome == o for n in names)]
     handles = [Patch(color=OUTCOME_COLORS[o]) for o in seen]
@@ -141,6 +165,71 @@ def plot_steps_by_outcome(
         handles,
         [OUTCOME_LABELS[o] for o in seen],
         title="outcome",
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1),
+        fontsize=8,
+    )
+    if save_to:
+        fig.savefig(save_to, dpi=120)
+    return fig
+
+
+def phase_spans(result: RunResult) -> list[tuple[str, float, float]]:
+    """(phase, start, duration) in seconds, read from the run's trace."""
+    spans, clock = [], 0.0
+    for event in read_trace(result.trace_path):
+        if event.get("event") != "phase":
+            continue
+        spans.append((event["phase"], clock, event["elapsed_s"]))
+        clock += event["elapsed_s"]
+    return spans
+
+
+def plot_phase_timeline(
+    runs: Mapping[str, RunResult],
+    budget_s: float | None = None,
+    title: str = "一个截止时间，三个阶段分着用",
+    save_to: str | Path | None = None,
+) -> Figure:
+    """Where each run's time went, phase by phase, with the deadline drawn."""
+    use_chinese_font()
+    names = list(runs)
+    fig = Figure(figsize=(8, 0.6 * len(names) + 1.6), layout="constrained")
+    ax = fig.subplots()
+    for row, name in enumerate(names):
+        for phase, start, length in phase_spans(runs[name]):
+            ax.barh(
+                row,
+                length * 1000,
+                left=start * 1000,
+                color=PHASE_COLORS[phase],
+                edgecolor="white",
+                height=0.5,
+            )
+        ax.text(
+            runs[name].elapsed_s * 1000, row, f"  {runs[name].stop_reason}", va="center", fontsize=9
+        )
+    if budget_s is not None:
+        ax.axvline(budget_s * 1000, color="#c62828", linestyle="--", linewidth=1)
+        ax.text(
+            budget_s * 1000,
+            -0.55,
+            f"截止时间 {budget_s * 1000:.0f} ms",
+            color="#c62828",
+            ha="center",
+            va="bottom",
+            fontsize=9,
+        )
+    ax.set_yticks(range(len(names)), names)
+    ax.set_ylim(len(names) - 0.5, -0.9)  # top row first, room above it for the label
+    ax.set_xlabel("从运行开始算起的时间（毫秒）")
+    ax.set_title(title)
+    longest = max([r.elapsed_s for r in runs.values()] + [budget_s or 0])
+    ax.set_xlim(0, longest * 1000 * 1.3)
+    handles = [Patch(color=c) for c in PHASE_COLORS.values()]
+    ax.legend(
+        handles,
+        ["decide 模型决策", "tool 工具执行", "complete 完成检查"],
         loc="upper left",
         bbox_to_anchor=(1.01, 1),
         fontsize=8,
