@@ -76,7 +76,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=30)
     args = parser.parse_args()
     trace_dir = tempfile.mkdtemp(prefix="agentlab-bench-")
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    )
     print(f"repeats per cell: {args.repeats}\n")
 
     print("overshoot after the deadline (ms), in-process phases")
