@@ -24,7 +24,7 @@ from typing import Any
 
 import openai
 
-from .request import CallRequest, ModelFailure, ModelTurn, failure_from, request_options
+from .request import CallRequest, ModelFailure, ModelTurn, failure_from, post_chat, request_body
 
 
 @dataclass(frozen=True)
@@ -123,14 +123,11 @@ def stream_turn(
     timeout: float | None = None,
 ) -> StreamedTurn | ModelFailure:
     """Make one streamed request and assemble its reply."""
-    options = request_options(model, messages, tools, timeout)
-    options["stream"] = True
-    options["stream_options"] = {"include_usage": True}
     text: list[str] = []
     assembler = ToolCallAssembler()
     usage = None
     try:
-        stream = client.chat.completions.create(**options)
+        stream = post_chat(client, request_body(model, messages, tools, stream=True), timeout)
         with stream:
             for number, chunk in enumerate(stream):
                 if getattr(chunk, "usage", None):

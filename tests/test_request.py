@@ -1,0 +1,90 @@
+"""post_chat sends exactly what client.chat.completions.create would send."""
+
+from __future__ import annotations
+
+import httpx2
+import openai
+import pytest
+
+from agentlab.clients import ScriptedClient, say
+from agentlab.request import post_chat, request_body
+from agentlab.tools import file_tools, sales_tools
+
+HISTORY = [
+    {"role": "system", "content": "你是助手"},
+    {"role": "user", "content": "读一下 meeting.md，汇总 TODO"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "read_text", "arguments": '{"rel_path": "meeting.md"}'},
+            }
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": '{"status": "ok", "data": "TODO 一"}'},
+    {"role": "assistant", "content": "好的，写入了 1 条。"},
+]
+
+
+def capture() -> tuple[openai.OpenAI, list[httpx2.Request]]:
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return httpx2.Response(
+            200,
+            json={
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "m",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": "ok"},
+                    }
+                ],
+            },
+        )
+
+    client = openai.OpenAI(
+        api_key="k",
+        base_url="http://service.invalid/v1",
+        max_retries=0,
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    )
+    return client, seen
+
+
+@pytest.mark.parametrize("tools", [[], sales_tools().schemas(), "files"])
+def test_the_bytes_on_the_wire_are_those_of_create(tools, tmp_path):
+    if tools == "files":
+        tools = file_tools(tmp_path).schemas()
+    body = request_body("m", HISTORY, tools)
+    client, seen = capture()
+    client.chat.completions.create(**body)
+    post_chat(client, body)
+    via_create, via_post = seen
+    assert via_post.method == via_create.method == "POST"
+    assert via_post.url == via_create.url
+    assert via_post.content == via_create.content
+    assert via_post.headers["content-type"] == via_create.headers["content-type"]
+
+
+def test_a_timeout_is_passed_to_the_http_layer():
+    client, seen = capture()
+    post_chat(client, request_body("m", HISTORY, []), timeout=1.5)
+    assert seen[0].extensions["timeout"]["read"] == 1.5
+
+
+def test_streamed_bodies_ask_for_usage():
+    body = request_body("m", HISTORY, [], stream=True)
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    client = ScriptedClient([say("你好")])
+    chunks = list(post_chat(client, body))
+    assert chunks[-1].usage.total_tokens > 0
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "你好"
