@@ -57,6 +57,7 @@ def run_agent(
     permission_errors: str = "stop",
     fold_after_steps: int | None = None,
     trace_dir: str | Path | bool | None = None,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunResult:
     """Run ``task`` to an ending: answered, out of budget, or failed.
 
@@ -67,13 +68,14 @@ def run_agent(
     - ``permission_errors``: ``"stop"`` ends the run with ``policy_denied``
       on a refusal; ``"feed_back"`` hands it to the model like other errors.
     - ``fold_after_steps=k`` folds tool messages older than ``k`` steps.
-    - ``trace_dir``: where the JSONL trace goes (``False``: no trace).
+    - ``trace_dir``: where the JSONL trace goes (``False``: no trace);
+      ``on_event`` also receives every trace event as it happens.
     """
     budget = budget or Budget()
     if permission_errors not in ("stop", "feed_back"):
         raise ValueError("permission_errors must be 'stop' or 'feed_back'")
     run = RunState(task_id=task_id or uuid.uuid4().hex[:12], deadline=Deadline(budget.max_seconds))
-    run.trace = Trace.open(trace_dir, run.task_id)
+    run.trace = Trace.open(trace_dir, run.task_id, on_event)
     run.trace.event(event="start", task=task, model=model, stream=stream, budget=asdict(budget))
     if not isinstance(task, str) or not task.strip():
         return run.finish("invalid_task", warning="the task is empty: no request was made")

@@ -4,7 +4,10 @@
   row per scenario, with the course's words as column names;
 - :func:`style_outcomes` colours that table by outcome for reading;
 - :func:`plot_steps_by_outcome` charts steps used per run, coloured by
-  outcome, with the step cap drawn.
+  outcome, with the step cap drawn;
+- :func:`plot_phase_timeline` shows where a run's time went, phase by phase;
+- for sweeps over caps (chapter 04): :func:`plot_outcome_share`,
+  :func:`plot_steps_at_cap` and :func:`plot_cap_tradeoff`.
 
 Charts use a CJK font shipped by the ``mplfonts`` package, registered with
 matplotlib on first use, so Chinese labels render on a fresh machine without
@@ -18,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pandas as pd
 from matplotlib import font_manager
 from matplotlib.figure import Figure
@@ -234,6 +238,127 @@ def plot_phase_timeline(
         bbox_to_anchor=(1.01, 1),
         fontsize=8,
     )
+    if save_to:
+        fig.savefig(save_to, dpi=120)
+    return fig
+
+
+# -- chapter 04: choosing a cap from a sweep ------------------------------------------
+
+
+def plot_outcome_share(
+    results: pd.DataFrame,
+    title: str = "步数上限越大，结局怎样变化",
+    save_to: str | Path | None = None,
+) -> Figure:
+    """Stacked bars: the share of each outcome at every cap of a sweep."""
+    use_chinese_font()
+    shares = results.groupby("cap")["outcome"].value_counts(normalize=True).unstack(fill_value=0.0)
+    fig = Figure(figsize=(9, 3.8), layout="constrained")
+    ax = fig.subplots()
+    bottom = pd.Series(0.0, index=shares.index)
+    for outcome in OUTCOMES:
+        if outcome not in shares:
+            continue
+        ax.bar(
+            shares.index,
+            shares[outcome],
+            bottom=bottom,
+            width=0.8,
+            color=OUTCOME_COLORS[outcome],
+            label=OUTCOME_LABELS[outcome],
+        )
+        bottom += shares[outcome]
+    ax.set_xlabel("步数上限 max_steps")
+    ax.set_ylabel("运行占比")
+    ax.set_ylim(0, 1)
+    ax.yaxis.set_major_formatter(lambda value, _: f"{value:.0%}")
+    ax.set_title(title)
+    ax.legend(title="outcome", loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    if save_to:
+        fig.savefig(save_to, dpi=120)
+    return fig
+
+
+def plot_steps_at_cap(
+    results: pd.DataFrame,
+    cap: int,
+    title: str | None = None,
+    save_to: str | Path | None = None,
+) -> Figure:
+    """Steps used against outcome for one cap (one dot per run), with the cap drawn."""
+    use_chinese_font()
+    at_cap = results[results["cap"] == cap]
+    present = [o for o in OUTCOMES if (at_cap["outcome"] == o).any()]
+    fig = Figure(figsize=(7, 3.8), layout="constrained")
+    ax = fig.subplots()
+    jitter = np.random.default_rng(0)  # fixed seed: the same picture every time
+    labels = []
+    for x, outcome in enumerate(present):
+        steps = at_cap.loc[at_cap["outcome"] == outcome, "steps"].to_numpy()
+        xs = x + jitter.uniform(-0.25, 0.25, size=len(steps))
+        ax.scatter(xs, steps, s=14, alpha=0.6, color=OUTCOME_COLORS[outcome])
+        labels.append(f"{OUTCOME_LABELS[outcome]}\n{len(steps)} 次运行")
+    ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
+    ax.text(-0.55, cap + 0.15, f"步数上限 {cap}", va="bottom", fontsize=9, color="#424242")
+    ax.set_xticks(range(len(present)), labels, fontsize=9)
+    ax.set_xlim(-0.6, len(present) - 0.4)
+    ax.set_ylim(0, cap + 2)
+    ax.set_ylabel("实际用掉的步数")
+    ax.set_title(title or f"上限为 {cap} 时：每次运行用了几步、以什么结局结束")
+    if save_to:
+        fig.savefig(save_to, dpi=120)
+    return fig
+
+
+def plot_cap_tradeoff(
+    summary: pd.DataFrame,
+    target: float = 0.95,
+    title: str = "完成率与浪费的步数：选一个够用的最小上限",
+    save_to: str | Path | None = None,
+) -> Figure:
+    """Completion rate and wasted steps against cap, the smallest good cap marked."""
+    use_chinese_font()
+    fig = Figure(figsize=(9, 3.8), layout="constrained")
+    rate_ax = fig.subplots()
+    waste_ax = rate_ax.twinx()
+    rate_ax.plot(
+        summary["cap"],
+        summary["completion_rate"],
+        color="#2e7d32",
+        marker="o",
+        markersize=3,
+        label="完成率（能完成的任务中）",
+    )
+    waste_ax.plot(
+        summary["cap"],
+        summary["wasted_steps"],
+        color="#c62828",
+        marker="s",
+        markersize=3,
+        label="预算耗尽的运行浪费的步数",
+    )
+    rate_ax.axhline(target, color="#2e7d32", linestyle=":", linewidth=1)
+    best = summary.loc[summary["completion_rate"] >= target, "cap"]
+    if len(best):
+        cap = int(best.min())
+        rate_ax.axvline(cap, color="#424242", linestyle="--", linewidth=1)
+        rate_ax.annotate(
+            f"最小够用上限 {cap}\n（完成率 ≥ {target:.0%}）",
+            (cap, target),
+            xytext=(8, -40),
+            textcoords="offset points",
+            fontsize=9,
+        )
+    rate_ax.set_ylim(0, 1.05)
+    rate_ax.yaxis.set_major_formatter(lambda value, _: f"{value:.0%}")
+    rate_ax.set_xlabel("步数上限 max_steps")
+    rate_ax.set_ylabel("完成率", color="#2e7d32")
+    waste_ax.set_ylabel("浪费的步数", color="#c62828")
+    waste_ax.set_ylim(0, max(1, summary["wasted_steps"].max()) * 1.1)
+    lines = rate_ax.get_lines()[:1] + waste_ax.get_lines()[:1]
+    rate_ax.legend(lines, [line.get_label() for line in lines], loc="center right", fontsize=8)
+    rate_ax.set_title(title)
     if save_to:
         fig.savefig(save_to, dpi=120)
     return fig

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,25 +26,37 @@ def default_trace_dir() -> Path:
 
 @dataclass
 class Trace:
-    """Appends events to ``folder/trace.jsonl``; a disabled trace writes nothing."""
+    """Appends events to ``folder/trace.jsonl``; a disabled trace writes nothing.
+
+    ``listener``, if given, also receives every event as it happens (the CLI's
+    live demo prints them).
+    """
 
     folder: Path | None
+    listener: Callable[[dict[str, Any]], None] | None = None
 
     @classmethod
-    def open(cls, trace_dir: str | Path | bool | None, task_id: str) -> Trace:
+    def open(
+        cls,
+        trace_dir: str | Path | bool | None,
+        task_id: str,
+        listener: Callable[[dict[str, Any]], None] | None = None,
+    ) -> Trace:
         if trace_dir is False:
-            return cls(None)
+            return cls(None, listener)
         root = default_trace_dir() if trace_dir in (None, True) else Path(trace_dir)
         folder = root / task_id
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "trace.jsonl").write_text("", encoding="utf-8")  # a rerun starts afresh
-        return cls(folder)
+        return cls(folder, listener)
 
     @property
     def path(self) -> str | None:
         return None if self.folder is None else str(self.folder / "trace.jsonl")
 
     def event(self, **fields: Any) -> None:
+        if self.listener is not None:
+            self.listener(fields)
         if self.folder is None:
             return
         line = json.dumps(fields, ensure_ascii=False, default=str)

@@ -1,0 +1,53 @@
+"""How long does a sweep of about 10 000 steps take? (issue #5's goal: <= 10 s)
+
+Builds the chapter-04 population (seed 0), grows it until a 1..30 cap sweep
+holds at least 10 000 steps in total, then times ``sweep`` with one process
+and with two. Every step is a real ``run_agent`` step: a chat-completions
+request through the openai SDK to a scripted in-process service, plus the
+tool calls it returns.
+
+    .venv/bin/python benchmarks/sweep.py
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+from agentlab.experiments import make_population, sweep
+
+CAPS = range(1, 31)
+TARGET_STEPS = 10_000
+
+
+def expected_steps(profiles) -> int:
+    """Steps a cap sweep will take, computed without running it."""
+    total = 0
+    for p in profiles:
+        need = p.needed_steps
+        total += sum(cap if need is None else min(need, cap) for cap in CAPS)
+    return total
+
+
+def main() -> None:
+    n = 10
+    while expected_steps(make_population(n, seed=0)) < TARGET_STEPS:
+        n += 1
+    population = make_population(n, seed=0)
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    print(f"machine: {machine}")
+    print(f"population: {n} tasks (seed 0), caps 1..30, {n * len(CAPS)} runs")
+    for workers in (1, 2):
+        started = time.perf_counter()
+        results = sweep(population, CAPS, workers=workers)
+        took = time.perf_counter() - started
+        steps = int(results["steps"].sum())
+        print(
+            f"workers={workers}: {steps} steps in {took:.2f} s "
+            f"({took / steps * 1000:.3f} ms per step, {steps / took:.0f} steps/s)"
+        )
+
+
+if __name__ == "__main__":
+    main()

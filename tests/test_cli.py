@@ -1,0 +1,124 @@
+"""The instructor CLI: each command, and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from agentlab.cli import main, parse_caps
+
+
+def test_run_prints_the_result_as_json(capsys):
+    code = main(
+        ["run", "分析 data/input/sales.csv，哪个类别最高？", "--scripted", "honest_analyst"]
+    )
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert code == 0
+    assert result["status"] == "completed" and "显示器" in result["summary"]["answer"]
+    assert "显示器" in out  # ensure_ascii is off
+    assert "scripted model 'honest_analyst' (asked for)" in err
+
+
+def test_run_falls_back_to_a_scripted_model_and_says_so(capsys):
+    code = main(["run", "分析 sales.csv", "--max-steps", "1"])
+    out, err = capsys.readouterr()
+    assert code == 1  # one step cannot finish a two-step task
+    assert json.loads(out)["stop_reason"] == "max_steps"
+    assert "using the scripted model 'honest_analyst'" in err and "AGENTLAB_OFFLINE" in err
+
+
+def test_run_with_file_tools_and_streaming(capsys):
+    code = main(
+        ["run", "读一下 meeting.md，把 TODO 行写进 todo-list.md", "--tools", "files", "--stream"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["summary"]["tool_calls_used"] == 2
+    assert "TODO" in err  # the streamed answer went to stderr, stdout stayed JSON
+
+
+def test_demo_prints_every_scenario(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for words in (
+        "正常完成",
+        "completed",
+        "tool_error",
+        "max_steps",
+        "repeat_call",
+        "deadline",
+        "decide",
+    ):
+        assert words in out
+
+
+def test_demo_streams_phases_live(capsys):
+    assert main(["demo", "--stream"]) == 0
+    out = capsys.readouterr().out
+    assert "step 1 decide   ok       -> analyze_csv" in out
+    assert "TOOL_KILLED" in out
+
+
+def test_sweep_writes_csv_and_charts(tmp_path, capsys):
+    out_dir = tmp_path / "sweep"
+    assert main(["sweep", "--caps", "1-12", "--n", "20", "--seed", "0", "--out", str(out_dir)]) == 0
+    names = sorted(p.name for p in out_dir.iterdir())
+    assert names == [
+        "cap_tradeoff.png",
+        "outcome_share.png",
+        "steps_at_cap.png",
+        "summary.csv",
+        "sweep.csv",
+    ]
+    table = pd.read_csv(out_dir / "sweep.csv")
+    assert len(table) == 20 * 12 and sorted(table["cap"].unique()) == list(range(1, 13))
+    assert "smallest cap reaching 95% completion" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        ([], "the following arguments are required"),
+        (["fly"], "invalid choice"),
+        (["run"], "question"),
+        (["run", "x", "--max-steps", "0"], "positive integer"),
+        (["run", "x", "--scripted", "genius"], "invalid choice"),
+        (["sweep", "--out", "o", "--caps", "5-1"], "invalid caps"),
+        (["sweep", "--out", "o", "--caps", "a"], "invalid caps"),
+        (["sweep", "--out", "o", "--caps", "0-3"], "positive"),
+        (["sweep", "--caps", "1-3"], "--out"),
+        (["sweep", "--out", "o", "--target", "2"], "--target"),
+    ],
+)
+def test_bad_arguments_give_one_line_and_exit_code_2(argv, fragment, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert len(err.strip().splitlines()) == 1 and fragment in err
+
+
+def test_out_must_not_be_a_file(tmp_path, capsys):
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(SystemExit) as info:
+        main(["sweep", "--out", str(tmp_path / "file"), "--caps", "1-2"])
+    assert info.value.code == 2 and "not a folder" in capsys.readouterr().err
+
+
+def test_caps_parsing():
+    assert parse_caps("1-3,7,5") == [1, 2, 3, 5, 7]
+
+
+def test_python_dash_m_and_help_text():
+    out = subprocess.run(
+        [sys.executable, "-m", "agentlab", "sweep", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "--caps" in out and "population seed" in out

@@ -1,0 +1,178 @@
+"""Chapter 04: populations are reproducible, every kind ends as it should,
+and the derived measures mean what they say."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from agentlab import Budget
+from agentlab.experiments import (
+    KINDS,
+    TaskProfile,
+    make_population,
+    run_profile,
+    smallest_cap,
+    summarize,
+    sweep,
+)
+
+
+def test_the_same_seed_gives_the_same_population_and_sweep():
+    assert make_population(50, seed=3) == make_population(50, seed=3)
+    assert make_population(50, seed=3) != make_population(50, seed=4)
+    first = sweep(make_population(12, seed=1), [2, 9])
+    again = sweep(make_population(12, seed=1), [2, 9])
+    pd.testing.assert_frame_equal(first, again)
+
+
+def test_population_follows_the_stated_distribution():
+    population = make_population(3000, seed=0)
+    kinds = pd.Series([p.kind for p in population]).value_counts(normalize=True)
+    assert kinds["honest"] == pytest.approx(0.6, abs=0.03)
+    steps = pd.Series([p.tool_steps for p in population])
+    assert steps.between(1, 15).all()
+    assert (steps == 1).mean() == pytest.approx(15 / 120, abs=0.02)  # weight 16 - k
+    assert (steps == 15).mean() == pytest.approx(1 / 120, abs=0.01)
+    assert all(1 <= p.error_at <= p.tool_steps for p in population if p.error_at)
+
+
+def test_unknown_kinds_are_refused():
+    with pytest.raises(ValueError, match="unknown kind"):
+        make_population(5, mix={"genius": 1.0})
+
+
+EXPECTED_AT_A_LARGE_CAP = {
+    "honest": ("completed", "answered"),
+    "recovers": ("completed", "answered"),
+    "gives_up": ("tool_error", "answered"),
+    "runaway": ("budget_exhausted", "max_steps"),
+    "repeater": ("budget_exhausted", "max_steps"),
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_reaches_its_expected_outcome_at_a_large_cap(kind):
+    profile = TaskProfile(
+        0, kind, tool_steps=6, error_at=3 if kind in ("recovers", "gives_up") else None
+    )
+    row = run_profile(profile, cap=40)
+    assert (row["outcome"], row["stop_reason"]) == EXPECTED_AT_A_LARGE_CAP[kind]
+    if profile.needed_steps is not None:
+        assert row["steps"] == profile.needed_steps
+    else:
+        assert row["steps"] == 40
+
+
+def test_one_step_short_is_not_enough():
+    profile = TaskProfile(0, "honest", tool_steps=5)
+    assert run_profile(profile, cap=profile.needed_steps)["outcome"] == "completed"
+    assert run_profile(profile, cap=profile.needed_steps - 1)["outcome"] == "budget_exhausted"
+
+
+def test_a_repeat_guard_stops_the_repeater_early():
+    profile = TaskProfile(0, "repeater", tool_steps=1)
+    guarded = run_profile(profile, 30, Budget(max_steps=30, repeat_hint_at=3, max_repeats=4))
+    assert (guarded["stop_reason"], guarded["steps"]) == ("repeat_call", 4)
+
+
+def test_summary_measures_by_hand():
+    rows = [
+        # cap 3: one honest task completes, one needs more, one runaway
+        dict(
+            profile=0,
+            kind="honest",
+            could_complete=True,
+            cap=3,
+            outcome="completed",
+            steps=2,
+            tokens=100,
+        ),
+        dict(
+            profile=1,
+            kind="honest",
+            could_complete=True,
+            cap=3,
+            outcome="budget_exhausted",
+            steps=3,
+            tokens=90,
+        ),
+        dict(
+            profile=2,
+            kind="runaway",
+            could_complete=False,
+            cap=3,
+            outcome="budget_exhausted",
+            steps=3,
+            tokens=80,
+        ),
+        dict(
+            profile=0,
+            kind="honest",
+            could_complete=True,
+            cap=5,
+            outcome="completed",
+            steps=2,
+            tokens=100,
+        ),
+        dict(
+            profile=1,
+            kind="honest",
+            could_complete=True,
+            cap=5,
+            outcome="completed",
+            steps=4,
+            tokens=300,
+        ),
+        dict(
+            profile=2,
+            kind="runaway",
+            could_complete=False,
+            cap=5,
+            outcome="budget_exhausted",
+            steps=5,
+            tokens=150,
+        ),
+    ]
+    summary = summarize(pd.DataFrame(rows)).set_index("cap")
+    assert summary.loc[3, "completion_rate"] == 0.5
+    assert summary.loc[3, "wasted_steps"] == 6
+    assert summary.loc[3, "tokens_per_completed"] == 100
+    assert summary.loc[5, "completion_rate"] == 1.0
+    assert summary.loc[5, "wasted_steps"] == 5
+    assert summary.loc[5, "tokens_per_completed"] == 200
+    assert summary.loc[3, "share_budget_exhausted"] == pytest.approx(2 / 3)
+    assert smallest_cap(summary.reset_index(), 0.9) == 5
+    assert smallest_cap(summary.reset_index(), 1.1) is None
+
+
+def test_a_real_sweep_trades_completion_against_waste():
+    results = sweep(make_population(60, seed=0), range(1, 21))
+    summary = summarize(results)
+    rates = summary["completion_rate"].tolist()
+    assert rates == sorted(rates)  # more room never completes fewer honest tasks
+    assert rates[0] == 0 and rates[-1] == 1.0
+    # past the longest honest task, extra cap only feeds the runaways
+    tail = summary[summary["cap"] >= 17]["wasted_steps"].tolist()
+    assert tail == sorted(tail) and tail[-1] > tail[0]
+    assert set(results.columns) >= {
+        "kind",
+        "needed_steps",
+        "cap",
+        "outcome",
+        "stop_reason",
+        "steps",
+        "model_requests",
+        "tokens",
+    }
+
+
+def test_workers_give_the_same_rows():
+    population = make_population(10, seed=2)
+    pd.testing.assert_frame_equal(sweep(population, [3, 8]), sweep(population, [3, 8], workers=2))
+
+
+@pytest.mark.parametrize("caps", [[], [0, 1], [2.5]])
+def test_bad_caps(caps):
+    with pytest.raises(ValueError):
+        sweep(make_population(2), caps)
