@@ -80,10 +80,7 @@ def run_agent(
     if not isinstance(task, str) or not task.strip():
         return run.finish("invalid_task", warning="the task is empty: no request was made")
 
-    run.messages = [
-        {"role": "system", "content": system_prompt},
-        {"role": "user", "content": task},
-    ]
+    run.messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]
     guards = budget.guards()
     schemas = tools.schemas()
 

@@ -71,42 +71,28 @@ def decide(
             turn = run_within(request, run.deadline.remaining(), "decide")
         except TimedOut:
             quiet.set()
-            run.trace.event(
-                event="phase",
-                phase="decide",
-                step=run.steps,
-                attempt=attempt + 1,
-                status="timeout",
-                elapsed_s=round(time.monotonic() - started, 4),
-            )
+            _trace_phase(run, "decide", started, "timeout", attempt=attempt + 1)
             return Stop("deadline", _late("the model did not answer", run), phase="decide")
 
         if isinstance(turn, ModelTurn):
             run.tokens += turn.tokens
             if not turn.usage_reported:
                 run.warn("the model service reported no usage; token counts are too low")
-            run.trace.event(
-                event="phase",
-                phase="decide",
-                step=run.steps,
-                attempt=attempt + 1,
-                status="ok",
-                tokens=turn.tokens,
-                calls=[c.name for c in turn.calls],
-                elapsed_s=round(time.monotonic() - started, 4),
+            calls = [c.name for c in turn.calls]
+            _trace_phase(
+                run, "decide", started, "ok", attempt=attempt + 1, tokens=turn.tokens, calls=calls
             )
             return turn
 
         kind = model_failure_class(turn)
-        run.trace.event(
-            event="phase",
-            phase="decide",
-            step=run.steps,
+        _trace_phase(
+            run,
+            "decide",
+            started,
+            "error",
             attempt=attempt + 1,
-            status="error",
             error_class=kind,
             message=turn.message,
-            elapsed_s=round(time.monotonic() - started, 4),
         )
         if kind != "transient" or attempt == budget.max_retries:
             tries = f" after {attempt + 1} attempts" if attempt else ""
@@ -176,25 +162,14 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> b
     try:
         verdict = run_within(lambda: done_when(answer), run.deadline.remaining(), "complete")
     except TimedOut:
-        run.trace.event(
-            event="phase",
-            phase="complete",
-            step=run.steps,
-            status="timeout",
-            elapsed_s=round(time.monotonic() - started, 4),
-        )
+        _trace_phase(run, "complete", started, "timeout")
         return Stop("deadline", _late("the completion check did not finish", run), "complete")
     except Exception as exc:  # a broken check is a failed check, not a crash
         verdict = f"the completion check raised {type(exc).__name__}: {exc}"
     done = verdict is True or (bool(verdict) and not isinstance(verdict, str))
     reason = verdict if isinstance(verdict, str) and verdict else "the completion check failed"
-    run.trace.event(
-        event="phase",
-        phase="complete",
-        step=run.steps,
-        status="done" if done else "not_done",
-        reason=None if done else reason,
-        elapsed_s=round(time.monotonic() - started, 4),
+    _trace_phase(
+        run, "complete", started, "done" if done else "not_done", reason=None if done else reason
     )
     return True if done else reason
 
@@ -299,6 +274,14 @@ def _close_pending(run: RunState, calls: list[CallRequest], budget: Budget, stop
             budget,
             fingerprint=None,
         )
+
+
+def _trace_phase(run: RunState, phase: str, started: float, status: str, **fields: Any) -> None:
+    """One trace event for a phase that began at ``started`` (monotonic seconds)."""
+    elapsed = round(time.monotonic() - started, 4)
+    run.trace.event(
+        event="phase", phase=phase, step=run.steps, status=status, **fields, elapsed_s=elapsed
+    )
 
 
 def _late(what: str, run: RunState) -> str:

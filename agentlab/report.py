@@ -70,6 +70,21 @@ def use_chinese_font() -> str:
     return family
 
 
+def legend_outside(ax, colours: dict[str, str], title: str | None = None) -> None:
+    """A legend of coloured patches to the right of the axes."""
+    handles = [Patch(color=c) for c in colours.values()]
+    ax.legend(
+        handles, list(colours), title=title, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8
+    )
+
+
+def finish(fig: Figure, save_to: str | Path | None) -> Figure:
+    """Save the figure as PNG when asked; return it for display."""
+    if save_to:
+        fig.savefig(save_to, dpi=120)
+    return fig
+
+
 def excerpt(text: str | None, width: int = 36) -> str:
     if not text:
         return ""
@@ -164,18 +179,8 @@ def plot_steps_by_outcome(
     ax.bar_label(bars, labels=reasons, padding=3, fontsize=9)
     ax.set_title(title)
     seen = [o for o in OUTCOMES if any(runs[n].outcome == o for n in names)]
-    handles = [Patch(color=OUTCOME_COLORS[o]) for o in seen]
-    ax.legend(
-        handles,
-        [OUTCOME_LABELS[o] for o in seen],
-        title="outcome",
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1),
-        fontsize=8,
-    )
-    if save_to:
-        fig.savefig(save_to, dpi=120)
-    return fig
+    legend_outside(ax, {OUTCOME_LABELS[o]: OUTCOME_COLORS[o] for o in seen}, "outcome")
+    return finish(fig, save_to)
 
 
 def phase_spans(result: RunResult) -> list[tuple[str, float, float]]:
@@ -230,17 +235,9 @@ def plot_phase_timeline(
     ax.set_title(title)
     longest = max([r.elapsed_s for r in runs.values()] + [budget_s or 0])
     ax.set_xlim(0, longest * 1000 * 1.3)
-    handles = [Patch(color=c) for c in PHASE_COLORS.values()]
-    ax.legend(
-        handles,
-        ["decide 模型决策", "tool 工具执行", "complete 完成检查"],
-        loc="upper left",
-        bbox_to_anchor=(1.01, 1),
-        fontsize=8,
-    )
-    if save_to:
-        fig.savefig(save_to, dpi=120)
-    return fig
+    labels = ["decide 模型决策", "tool 工具执行", "complete 完成检查"]
+    legend_outside(ax, dict(zip(labels, PHASE_COLORS.values(), strict=True)))
+    return finish(fig, save_to)
 
 
 # -- chapter 04: choosing a cap from a sweep ------------------------------------------
@@ -275,9 +272,7 @@ def plot_outcome_share(
     ax.yaxis.set_major_formatter(lambda value, _: f"{value:.0%}")
     ax.set_title(title)
     ax.legend(title="outcome", loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    if save_to:
-        fig.savefig(save_to, dpi=120)
-    return fig
+    return finish(fig, save_to)
 
 
 def plot_steps_at_cap(
@@ -306,9 +301,7 @@ def plot_steps_at_cap(
     ax.set_ylim(0, cap + 2)
     ax.set_ylabel("实际用掉的步数")
     ax.set_title(title or f"上限为 {cap} 时：每次运行用了几步、以什么结局结束")
-    if save_to:
-        fig.savefig(save_to, dpi=120)
-    return fig
+    return finish(fig, save_to)
 
 
 def plot_cap_tradeoff(
@@ -359,6 +352,4 @@ def plot_cap_tradeoff(
     lines = rate_ax.get_lines()[:1] + waste_ax.get_lines()[:1]
     rate_ax.legend(lines, [line.get_label() for line in lines], loc="center right", fontsize=8)
     rate_ax.set_title(title)
-    if save_to:
-        fig.savefig(save_to, dpi=120)
-    return fig
+    return finish(fig, save_to)

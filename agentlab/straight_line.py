@@ -39,10 +39,8 @@ def straight_line(
     model: str = DEFAULT_MODEL,
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,
 ) -> StraightLineResult:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system_prompt},
-        {"role": "user", "content": task},
-    ]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
+    messages.append({"role": "user", "content": task})
     schemas = tools.schemas()
     first = client.chat.completions.create(model=model, messages=messages, tools=schemas)
     reply = first.choices[0].message
@@ -68,13 +66,8 @@ def straight_line(
             ],
         }
     )
-    messages.append(
-        {
-            "role": "tool",
-            "tool_call_id": tool_call.id,
-            "content": json.dumps(result, ensure_ascii=False),
-        }
-    )
+    result_text = json.dumps(result, ensure_ascii=False)
+    messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": result_text})
     second = client.chat.completions.create(model=model, messages=messages, tools=schemas)
     final = second.choices[0].message
     return StraightLineResult(

@@ -139,8 +139,8 @@ def stream_turn(
                     text.append(delta.content)
                     if on_text:
                         on_text(delta.content)
-                for piece in delta.tool_calls or []:
-                    assembler.add(piece, number)
+                for fragment in delta.tool_calls or []:
+                    assembler.add(fragment, number)
     except Exception as exc:  # the stream may break half way: a failure, not a crash
         return failure_from(exc)
     if text and on_text:

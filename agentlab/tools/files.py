@@ -29,6 +29,11 @@ from .sandbox import resolve_inside
 MAX_READ_CHARS = 4000
 PATH_PARAM = {"type": "string", "description": "Path relative to the sandbox root, e.g. notes.md"}
 TEXT_PARAM = {"type": "string", "description": "UTF-8 text"}
+PATH_ONLY = {"properties": {"rel_path": PATH_PARAM}, "required": ["rel_path"]}
+PATH_AND_TEXT = {
+    "properties": {"rel_path": PATH_PARAM, "text": TEXT_PARAM},
+    "required": ["rel_path", "text"],
+}
 
 
 def sandbox_copy(source: str | Path | None = None) -> Path:
@@ -112,25 +117,19 @@ def file_tools(
         "read_text": Tool(
             "read_text",
             "Read a UTF-8 text file in the sandbox. Very long files are cut with a marker.",
-            {"properties": {"rel_path": PATH_PARAM}, "required": ["rel_path"]},
+            PATH_ONLY,
             lambda rel_path: read_text(root, rel_path, max_read_chars),
         ),
         "write_text": Tool(
             "write_text",
             "Create or overwrite a UTF-8 text file in the sandbox (folders are created).",
-            {
-                "properties": {"rel_path": PATH_PARAM, "text": TEXT_PARAM},
-                "required": ["rel_path", "text"],
-            },
+            PATH_AND_TEXT,
             lambda rel_path, text: write_text(root, rel_path, text),
         ),
         "append_text": Tool(
             "append_text",
             "Append UTF-8 text to a file in the sandbox, creating it if needed.",
-            {
-                "properties": {"rel_path": PATH_PARAM, "text": TEXT_PARAM},
-                "required": ["rel_path", "text"],
-            },
+            PATH_AND_TEXT,
             lambda rel_path, text: append_text(root, rel_path, text),
         ),
     }

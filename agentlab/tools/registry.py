@@ -153,13 +153,13 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
     if arguments_json is None or not arguments_json.strip():
         return {}  # some providers send "" for a tool without parameters
     try:
-        arguments = json.loads(arguments_json)
+        parsed = json.loads(arguments_json)
     except json.JSONDecodeError as exc:
         shown = arguments_json if len(arguments_json) <= 200 else arguments_json[:200] + "..."
         return f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): {shown}"
-    if not isinstance(arguments, dict):
-        return f"arguments must be a JSON object, got {type(arguments).__name__}"
-    return arguments
+    if not isinstance(parsed, dict):
+        return f"arguments must be a JSON object, got {type(parsed).__name__}"
+    return parsed
 
 
 JSON_TYPES: dict[str, tuple[type, ...]] = {
