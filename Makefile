@@ -22,13 +22,13 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check agentlab tests benchmarks
-	$(VENV)/bin/ruff format --check agentlab tests benchmarks
+	$(VENV)/bin/ruff check agentlab tests benchmarks conftest.py
+	$(VENV)/bin/ruff format --check agentlab tests benchmarks conftest.py
 
 # Re-run every notebook in place, keyless, so the stored outputs are what
 # nbval will compare against. Run it after changing a notebook or the package.
 notebooks: $(STAMP)
-	$(OFFLINE) $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
+	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.record_timing=False notebooks/*.ipynb
 
 # Refresh the pinned set (needs the registry); commit requirements.lock after.

@@ -390,3 +390,29 @@ def test_budget_presets_and_validation():
     for bad in (dict(max_seconds=0), dict(max_tokens=-1), dict(max_steps=1.5)):
         with pytest.raises(ValueError):
             Budget(**bad)
+
+
+def test_a_tool_may_supply_its_own_fingerprint(tmp_path):
+    """A poller whose payload changes (a timestamp) but whose state does not:
+    the tool's own fingerprint says "nothing new", so no progress is detected."""
+    ticks = iter(range(100))
+    poll = Tool(
+        "poll",
+        "poll the job",
+        {"properties": {"attempt": {"type": "integer"}}},
+        lambda attempt=0: {
+            **ok({"state": "running", "checked_at": next(ticks)}),
+            "fingerprint": "running",
+        },
+    )
+    client = ScriptedClient(polls_with_a_new_attempt_number())
+    result = run(client, ToolRegistry([poll]), Budget(max_no_progress=3, max_steps=20), tmp_path)
+    assert result.stop_reason == "no_progress" and result.steps == 4
+    assert {r["fingerprint"] for r in result.tool_results} == {"running"}
+
+
+def polls_with_a_new_attempt_number():
+    def policy(conversation):
+        return call("poll", attempt=conversation.request_number)
+
+    return policy

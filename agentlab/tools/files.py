@@ -30,10 +30,8 @@ MAX_READ_CHARS = 4000
 PATH_PARAM = {"type": "string", "description": "Path relative to the sandbox root, e.g. notes.md"}
 TEXT_PARAM = {"type": "string", "description": "UTF-8 text"}
 PATH_ONLY = {"properties": {"rel_path": PATH_PARAM}, "required": ["rel_path"]}
-PATH_AND_TEXT = {
-    "properties": {"rel_path": PATH_PARAM, "text": TEXT_PARAM},
-    "required": ["rel_path", "text"],
-}
+WRITE_FIELDS = {"rel_path": PATH_PARAM, "text": TEXT_PARAM}
+PATH_AND_TEXT = {"properties": WRITE_FIELDS, "required": list(WRITE_FIELDS)}
 
 
 def sandbox_copy(source: str | Path | None = None) -> Path:
