@@ -104,7 +104,9 @@ def request_body(
 def post_chat(client: openai.OpenAI, body: dict[str, Any], timeout: float | None = None) -> Any:
     """``POST /chat/completions`` through the SDK: a ``ChatCompletion``, or a
     ``Stream[ChatCompletionChunk]`` when ``body["stream"]`` is true."""
-    options: dict[str, Any] = {}
+    # The SDK's own retries stay off whatever the client says, so that
+    # model_requests counts every request; the loop retries (errors.py).
+    options: dict[str, Any] = {"max_retries": 0}
     if timeout is not None:  # the HTTP layer gives up too, not only our wait
         options["timeout"] = max(timeout, 0.001)
     return client.post(

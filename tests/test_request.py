@@ -88,3 +88,22 @@ def test_streamed_bodies_ask_for_usage():
     chunks = list(post_chat(client, body))
     assert chunks[-1].usage.total_tokens > 0
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "你好"
+
+
+def test_the_sdk_never_retries_behind_the_loops_back():
+    """A client built with the SDK's default of 2 retries still sends one request."""
+    seen = []
+
+    def handler(request):
+        seen.append(request)
+        return httpx2.Response(503, json={"error": {"message": "busy"}})
+
+    client = openai.OpenAI(
+        api_key="k",
+        base_url="http://service.invalid/v1",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    )
+    assert client.max_retries == 2
+    with pytest.raises(openai.InternalServerError):
+        post_chat(client, request_body("m", HISTORY, []))
+    assert len(seen) == 1
