@@ -28,8 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-PHASES = ("decide", "tool", "complete")
-
 
 @dataclass
 class Deadline:
