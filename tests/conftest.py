@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
+import httpx2
+import openai
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -17,6 +20,17 @@ def data_dir(tmp_path: Path) -> Path:
     copy = tmp_path / "data"
     shutil.copytree(REPO / "data", copy)
     return copy
+
+
+def plain_client(handler: Callable[[httpx2.Request], httpx2.Response], **options) -> openai.OpenAI:
+    """An ordinary ``openai.OpenAI`` (not one of ours) whose service is ``handler``."""
+    options.setdefault("max_retries", 0)
+    return openai.OpenAI(
+        api_key="k",
+        base_url="http://service.invalid/v1",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+        **options,
+    )
 
 
 def write_csv(data_dir: Path, name: str, text: str, encoding: str = "utf-8") -> Path:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 
 import httpx2
-import openai
 import pytest
 
 from agentlab import MAX_STEPS, Budget, run_agent
 from agentlab.clients import HttpError, Reply, ScriptedClient, ToolCall, call, say, scripted
 from agentlab.tools import sales_tools
 
-from .conftest import SEED_QUESTION, write_csv
+from .conftest import SEED_QUESTION, plain_client, write_csv
 
 
 def run(client, data_dir=None, task=SEED_QUESTION, max_steps=MAX_STEPS, **options):
@@ -153,13 +152,7 @@ def test_unreachable_service_is_a_model_error():
     def refuse(request):
         raise httpx2.ConnectError("connection refused")
 
-    client = openai.OpenAI(
-        api_key="k",
-        base_url="http://127.0.0.1:9/v1",
-        max_retries=0,
-        http_client=httpx2.Client(transport=httpx2.MockTransport(refuse)),
-    )
-    result = run(client)
+    result = run(plain_client(refuse))
     assert result.outcome == "model_error"
     assert result.messages[-1]["role"] == "user"
 
@@ -247,14 +240,7 @@ def test_works_with_any_openai_client_not_only_scripted_ones():
             },
         ]
     )
-    client = openai.OpenAI(
-        api_key="k",
-        base_url="http://service.invalid/v1",
-        max_retries=0,
-        http_client=httpx2.Client(
-            transport=httpx2.MockTransport(lambda request: httpx2.Response(200, json=next(replies)))
-        ),
-    )
+    client = plain_client(lambda request: httpx2.Response(200, json=next(replies)))
     result = run(client)
     assert result.outcome == "completed"
     assert result.answer == "显示器最高。"

@@ -10,6 +10,8 @@ from agentlab.clients import ScriptedClient, say
 from agentlab.request import post_chat, request_body
 from agentlab.tools import file_tools, sales_tools
 
+from .conftest import plain_client
+
 HISTORY = [
     {"role": "system", "content": "你是助手"},
     {"role": "user", "content": "读一下 meeting.md，汇总 TODO"},
@@ -51,13 +53,7 @@ def capture() -> tuple[openai.OpenAI, list[httpx2.Request]]:
             },
         )
 
-    client = openai.OpenAI(
-        api_key="k",
-        base_url="http://service.invalid/v1",
-        max_retries=0,
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
-    )
-    return client, seen
+    return plain_client(handler), seen
 
 
 @pytest.mark.parametrize("tools", [[], sales_tools().schemas(), "files"])
@@ -98,11 +94,7 @@ def test_the_sdk_never_retries_behind_the_loops_back():
         seen.append(request)
         return httpx2.Response(503, json={"error": {"message": "busy"}})
 
-    client = openai.OpenAI(
-        api_key="k",
-        base_url="http://service.invalid/v1",
-        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
-    )
+    client = plain_client(handler, max_retries=2)  # the SDK's own default
     assert client.max_retries == 2
     with pytest.raises(openai.InternalServerError):
         post_chat(client, request_body("m", HISTORY, []))
