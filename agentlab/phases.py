@@ -17,7 +17,6 @@ must end. The loop in ``loop.py`` strings them together.
 from __future__ import annotations
 
 import hashlib
-import json
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -55,7 +54,9 @@ def decide(
     for attempt in range(budget.max_retries + 1):
         run.model_requests += 1
         started = time.monotonic()
-        quiet = threading.Event()  # silences text from a request we gave up on
+        # silences streamed text from a request we may give up on (only a
+        # request with a deadline can be given up on)
+        quiet = threading.Event() if stream and run.deadline.at is not None else None
         request = partial(
             _request,
             client,
@@ -70,7 +71,8 @@ def decide(
         try:
             turn = run_within(request, run.deadline.remaining(), "decide")
         except TimedOut:
-            quiet.set()
+            if quiet is not None:
+                quiet.set()
             _trace_phase(run, "decide", started, "timeout", attempt=attempt + 1)
             return Stop("deadline", _late("the model did not answer", run), phase="decide")
 
@@ -110,13 +112,13 @@ def _request(
     deadline: Deadline,
     stream: bool,
     on_text: Callable[[str], None] | None,
-    quiet: threading.Event,
+    quiet: threading.Event | None,
 ) -> ModelTurn | ModelFailure:
     if not stream:
         return request_turn(client, model, messages, schemas, deadline.remaining())
 
     def show(text: str) -> None:
-        if on_text is not None and not quiet.is_set():
+        if on_text is not None and (quiet is None or not quiet.is_set()):
             on_text(text)
 
     return stream_turn(client, model, messages, schemas, show, deadline.remaining())
@@ -174,12 +176,12 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> b
     return True if done else reason
 
 
-def fingerprint_of(result: ToolResult) -> str:
-    """The tool's own fingerprint, or a hash of its data (or error)."""
+def fingerprint_of(result: ToolResult, as_json: str | None = None) -> str:
+    """The tool's own fingerprint, or a hash of the whole result as JSON
+    (``as_json``: that JSON if the caller already has it, untruncated)."""
     if result.get("fingerprint"):
         return str(result["fingerprint"])
-    payload = result["data"] if result["status"] == "ok" else result["error"]
-    text = json.dumps(payload, ensure_ascii=False, sort_keys=True, default=str)
+    text = serialised(result) if as_json is None else as_json
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -190,13 +192,16 @@ def _execute(
     if isinstance(prepared, dict):
         return prepared, None, None
     tool, arguments = prepared
-    late = Stop("deadline", _late(f"{call.name} did not return", run), phase="tool")
+
+    def late() -> Stop:
+        return Stop("deadline", _late(f"{call.name} did not return", run), phase="tool")
+
     if tool.isolated:
         outcome = run_in_child(tool.function, arguments, run.deadline.remaining())
         process = {"pid": outcome.pid, "exitcode": outcome.exitcode, "killed": outcome.killed}
         if outcome.killed:
             message = f"{call.name} was killed (SIGKILL) when the run's time ran out"
-            return error("TOOL_KILLED", message), late, process
+            return error("TOOL_KILLED", message), late(), process
         if outcome.error:
             return error("TOOL_EXCEPTION", f"{call.name} raised {outcome.error}"), None, process
         return checked_result(call.name, outcome.value), None, process
@@ -211,7 +216,7 @@ def _execute(
             f"{call.name} did not return before the run's deadline; it was abandoned but is "
             "still running in the background (a thread cannot be killed)"
         )
-        return error("TOOL_ABANDONED", message), late, None
+        return error("TOOL_ABANDONED", message), late(), None
 
 
 def _record(
@@ -226,14 +231,16 @@ def _record(
 ) -> tuple[dict[str, Any], bool]:
     """Record a call's result (as sent to the model) and trace it; is it new?"""
     code = (result.get("error") or {}).get("code")
-    fp = fingerprint_of(result) if fingerprint is True else fingerprint
-    saved = None
-    if budget.max_tool_output_chars and len(serialised(result)) > budget.max_tool_output_chars:
+    content, removed, saved = serialised(result), 0, None
+    fp = fingerprint_of(result, content) if fingerprint is True else fingerprint
+    limit = budget.max_tool_output_chars
+    if limit and len(content) > limit:
         saved = run.trace.save_output(f"step{run.steps}-{call.id}", result)
-    # The model is told where the full output is relative to the trace folder,
-    # so what it reads does not depend on where runs are kept.
-    shown_as = f"outputs/{Path(saved).name} beside the run trace" if saved else None
-    sent, removed = fit_result(result, budget.max_tool_output_chars, shown_as)
+        # The model is told where the full output is relative to the trace
+        # folder, so what it reads does not depend on where runs are kept.
+        shown_as = f"outputs/{Path(saved).name} beside the run trace" if saved else None
+        sent, removed = fit_result(result, limit, shown_as)
+        content = serialised(sent)
     record = {
         "call_id": call.id,
         "tool": call.name,
@@ -247,7 +254,7 @@ def _record(
         "process": process,
         "result": result,
     }
-    is_new = run.record_tool(record, sent)
+    is_new = run.record_tool(record, content)
     run.trace.event(
         event="phase",
         phase="tool",

@@ -15,7 +15,6 @@ This module only records and classifies; it never decides when to stop.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,20 +102,16 @@ class RunState:
         if message not in self.warnings:
             self.warnings.append(message)
 
-    def record_tool(self, record: dict[str, Any], sent: dict[str, Any]) -> bool:
+    def record_tool(self, record: dict[str, Any], content: str) -> bool:
         """Keep a tool call's record and put its ``role: tool`` message in history.
 
-        ``sent`` is the result as the model receives it (maybe truncated).
-        Returns whether the result's fingerprint is new in this run.
+        ``content`` is the result as the model receives it (JSON, maybe
+        truncated). Returns whether the result's fingerprint is new in this run.
         """
         record = {"step": self.steps, **record}
         self.tool_results.append(record)
         self.messages.append(
-            {
-                "role": "tool",
-                "tool_call_id": record["call_id"],
-                "content": json.dumps(sent, ensure_ascii=False),
-            }
+            {"role": "tool", "tool_call_id": record["call_id"], "content": content}
         )
         fingerprint = record.get("fingerprint")
         is_new = fingerprint is not None and fingerprint not in self.fingerprints
@@ -174,6 +169,7 @@ class RunState:
             elapsed_s=round(result.elapsed_s, 4),
             warnings=warnings,
         )
+        self.trace.close()
         return result
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import os
+import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,9 @@ class Trace:
 
     folder: Path | None
     listener: Callable[[dict[str, Any]], None] | None = None
+    _file: str | None = field(init=False, repr=False, default=None)
+    _fd: int | None = field(init=False, repr=False, default=None)
+    _closer: weakref.finalize | None = field(init=False, repr=False, default=None)
 
     @classmethod
     def open(
@@ -47,22 +51,39 @@ class Trace:
         root = default_trace_dir() if trace_dir in (None, True) else Path(trace_dir)
         folder = root / task_id
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "trace.jsonl").write_text("", encoding="utf-8")  # a rerun starts afresh
-        return cls(folder, listener)
+        trace = cls(folder, listener)
+        # Kept open for the run (a rerun starts afresh: O_TRUNC). It is closed
+        # when the run finishes, or when the trace is garbage-collected if a
+        # run never gets that far.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+        trace._fd = os.open(trace._file, flags, 0o644)
+        trace._closer = weakref.finalize(trace, os.close, trace._fd)
+        return trace
+
+    def __post_init__(self) -> None:
+        self._file = None if self.folder is None else str(self.folder / "trace.jsonl")
 
     @property
     def path(self) -> str | None:
-        return None if self.folder is None else str(self.folder / "trace.jsonl")
+        return self._file
 
     def event(self, **fields: Any) -> None:
         if self.listener is not None:
             self.listener(fields)
-        if self.folder is None:
+        if self._file is None:
             return
-        line = json.dumps(fields, ensure_ascii=False, default=str)
-        with open(self.folder / "trace.jsonl", "a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
-            handle.flush()
+        line = (json.dumps(fields, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        if self._fd is not None:
+            os.write(self._fd, line)  # unbuffered: on disk the moment it happens
+        else:  # closed (or never opened by Trace.open): append once
+            with open(self._file, "ab") as handle:
+                handle.write(line)
+
+    def close(self) -> None:
+        """Stop holding the file open; later events are still appended."""
+        if self._closer is not None:
+            self._closer()
+        self._fd = None
 
     def save_output(self, name: str, result: dict[str, Any]) -> str | None:
         """Keep a full tool output beside the trace; return its path."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import openai
 import pytest
@@ -95,7 +96,9 @@ def test_policy_sees_the_conversation():
 def test_usage_follows_the_documented_estimate():
     client = ScriptedClient([say("abcdefgh")])
     response = client.chat.completions.create(model="m", messages=MESSAGES)
-    prompt = estimate_tokens(json.dumps(MESSAGES, ensure_ascii=False))
+    # the prompt is the messages as sent: compact JSON, plus one separator
+    sent = json.dumps(MESSAGES, ensure_ascii=False, separators=(",", ":"))
+    prompt = math.ceil((len(sent.encode()) + len('"messages":,')) / 4)
     assert response.usage.prompt_tokens == prompt
     assert response.usage.completion_tokens == 2
     assert response.usage.total_tokens == prompt + 2

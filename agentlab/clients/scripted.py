@@ -193,6 +193,7 @@ class RecordedRequest:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     stream: bool
+    prompt_bytes: int = 0  # bytes of messages and tools in the body as it arrived
 
 
 def play_in_order(turns: Sequence[Turn]) -> Policy:
@@ -245,6 +246,7 @@ class ScriptedClient(OpenAI):
             messages=body.get("messages", []),
             tools=body.get("tools", []),
             stream=bool(body.get("stream")),
+            prompt_bytes=_prompt_bytes(request.content, body),
         )
         self.requests.append(recorded)
         conversation = Conversation(recorded.messages, recorded.tools, recorded.number)
@@ -353,18 +355,25 @@ def estimate_tokens(text: str) -> int:
 
 
 def usage_block(request: RecordedRequest, reply: Reply) -> dict[str, int]:
-    prompt_text = json.dumps(request.messages, ensure_ascii=False)
-    if request.tools:
-        prompt_text += json.dumps(request.tools, ensure_ascii=False)
+    """Token usage by the same estimate; the prompt is measured on the request
+    as it arrived, so a long history is not encoded a second time."""
     reply_text = (reply.content or "") + "".join(
         tc.name + tc.arguments_json() for tc in reply.tool_calls
     )
-    prompt, completion = estimate_tokens(prompt_text), estimate_tokens(reply_text)
+    prompt = math.ceil(request.prompt_bytes / 4)
+    completion = estimate_tokens(reply_text)
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
     }
+
+
+def _prompt_bytes(raw: bytes, body: dict[str, Any]) -> int:
+    """Bytes of ``messages`` and ``tools`` in a raw JSON body: the body minus
+    its other keys (model, stream settings) encoded the same compact way."""
+    rest = {k: v for k, v in body.items() if k not in ("messages", "tools")}
+    return len(raw) - len(json.dumps(rest, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def content_text(content: Any) -> str:
