@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.agentlab-installed
 OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK_API_KEY \
            AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
 
-.PHONY: test lab lint notebooks lock clean
+.PHONY: test lab lint notebooks lock clean bench bench-peers
 
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
@@ -36,8 +36,25 @@ lock: $(VENV)/bin/python
 	$(PY) -m pip install --quiet --upgrade -e '.[lab,test]'
 	$(PY) -m pip freeze --all --exclude-editable | grep -v '^pip==' > requirements.lock
 
+# Performance figures (printed, never asserted). `bench` writes what it
+# prints to benchmarks/results/latest.txt as well; see benchmarks/README.md.
+bench: $(STAMP)
+	@mkdir -p benchmarks/results
+	( for script in loop_overhead import_time deadline sweep suite_time; do \
+		echo "== benchmarks/$$script.py"; $(OFFLINE) $(PY) benchmarks/$$script.py || exit 1; echo; \
+	done ) | tee benchmarks/results/latest.txt
+
+# The loop_overhead table with the peer frameworks' rows, from a separate
+# environment (.venv-peers) so the course's .venv stays exactly the lock.
+bench-peers: $(STAMP)
+	test -x .venv-peers/bin/python || $(PYTHON) -m venv .venv-peers
+	.venv-peers/bin/python -m pip install --quiet --disable-pip-version-check \
+		-r requirements.lock -r benchmarks/requirements-peers.txt
+	.venv-peers/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(OFFLINE) .venv-peers/bin/python benchmarks/loop_overhead.py
+
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) .venv-peers
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "agentlab needs Python 3.11 or newer; found " + sys.version.split()[0] + " (try: make PYTHON=python3.11 ...)")'

@@ -9,14 +9,22 @@ connection, timeout) and replies we cannot use come back as
 :class:`ModelFailure`, so the loop can end the run with ``model_error`` and
 keep its history.
 
-How the request is sent: :func:`post_chat` is exactly what
-``client.chat.completions.create(**body)`` does, minus one step. ``create``
-first runs the SDK's type-driven transform over the whole body; for the
-plain JSON dicts a loop sends, that transform changes nothing (a test checks
-the bytes on the wire are identical) but costs time proportional to the
-history, about 80% of a scripted step. So we hand the body to the SDK's
-public ``client.post`` with the same path, response types, streaming,
-errors and timeout handling. Every request still goes through the openai SDK.
+How the request is sent, and a lesson about context growth. The
+chat-completions API is stateless: every request carries the *whole*
+history, so whatever is done per message per request grows with the
+conversation, and a run of n steps pays for about n²/2 messages in total
+(the service bills tokens the same way). ``client.chat.completions.create``
+first runs the SDK's type-driven transform over the whole body, walking
+every message and field in Python; for the plain JSON dicts a loop sends it
+changes nothing (``tests/test_request.py`` checks the bytes on the wire are
+identical) but it was 82% of a scripted step at 20 steps and 94% at 200
+when we measured (``benchmarks/loop_overhead.py`` prints both loops).
+:func:`post_chat` hands the same body to the SDK's public ``client.post``
+with the same path, response types, streaming, errors and timeout
+handling: one JSON encoding per request, in C. Every request still
+goes through the openai SDK. The part that is left still grows with the
+history (encoding, sending and the service reading it); keeping the history
+short (``fold_after_steps``, truncated tool output) is what shrinks it.
 
 It does not execute tools or decide when to stop.
 """

@@ -1,0 +1,347 @@
+"""What does one step of the loop cost, and does it grow with the conversation?
+
+Every row runs the same scenario: the model asks for one tool call per step
+(``tick``, which returns a small counter), and on the last step answers with
+how many ticks it saw. Each row is timed at 20 and at 200 steps and reported
+in microseconds per step (the best of a few repeats, so noise from the other
+core does not count).
+
+Rows:
+
+- ``plain loop, fake client``: the smallest loop one can write, talking to a
+  Python object that hands back ready-made replies. The floor.
+- ``agentlab own overhead``: ``run_agent`` (guards, registry, truncation,
+  trace to a temporary folder) against the same kind of fake client, minus
+  the time spent inside the fake client and the tool. Goal P1: <= 50 µs,
+  flat from 20 to 200 steps.
+- ``agentlab end to end``: ``run_agent`` with the scripted ``openai.OpenAI``
+  client (the SDK's HTTP stack over an in-process transport). Goal P2:
+  <= 1.5 ms at 20 steps, <= 3 ms at 200.
+- ``seed-style create() loop``: the loop from the source articles, calling
+  ``client.chat.completions.create`` with the same scripted client. The SDK
+  transforms the whole history on every call, so this grows with length.
+- ``plain loop, client.post``: the seed loop sending the same body through
+  the SDK's ``client.post`` (what agentlab does).
+- peers (smolagents, langgraph, pydantic-ai, openai-agents) when importable:
+  install them with ``pip install -r benchmarks/requirements-peers.txt``.
+
+    .venv/bin/python benchmarks/loop_overhead.py [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+from agentlab import Budget, run_agent
+from agentlab.clients.scripted import Conversation, ScriptedClient, Turn, call, say
+from agentlab.tools import Tool, ToolRegistry, ok
+
+try:  # the peer rows live beside this script
+    from benchmarks import peers
+except ImportError:  # run as a script: benchmarks/ is sys.path[0]
+    import peers  # type: ignore[no-redef]
+
+LENGTHS = (20, 200)
+SYSTEM = "You are a benchmark. Call tick until told to stop."
+TASK = "Count the ticks."
+
+
+# -- the scenario ----------------------------------------------------------------
+
+
+def tick() -> dict[str, Any]:
+    return ok({"tick": 1})
+
+
+TICK_SCHEMA = {"type": "object", "properties": {}}
+TOOLS = ToolRegistry([Tool("tick", "Return one tick.", TICK_SCHEMA, tick)])
+
+
+def ticker(steps: int) -> Callable[[Conversation], Turn]:
+    """Call ``tick`` until ``steps - 1`` results are in, then answer from them."""
+
+    def policy(conversation: Conversation) -> Turn:
+        if conversation.request_number < steps:
+            return call("tick")
+        ticks = sum(r.get("data", {}).get("tick", 0) for r in conversation.tool_results())
+        return say(f"I saw {ticks} ticks.")
+
+    return policy
+
+
+def answer_for(steps: int) -> str:
+    return f"I saw {steps - 1} ticks."
+
+
+# -- a fake client: ready-made replies, no SDK HTTP stack --------------------------
+
+
+def _completion(turn: dict[str, Any]) -> ChatCompletion:
+    return ChatCompletion.model_validate(
+        {
+            "id": "fake",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "fake",
+            "choices": [{"index": 0, "message": turn, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+    )
+
+
+def _chunks(turn: dict[str, Any]) -> list[ChatCompletionChunk]:
+    base = {"id": "fake", "object": "chat.completion.chunk", "created": 0, "model": "fake"}
+    delta: dict[str, Any] = {"role": "assistant", "content": turn.get("content")}
+    if turn.get("tool_calls"):
+        delta["tool_calls"] = [{"index": 0, **tc} for tc in turn["tool_calls"]]
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": delta}]},
+        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        {
+            **base,
+            "choices": [],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        },
+    ]
+    return [ChatCompletionChunk.model_validate(c) for c in chunks]
+
+
+class _FakeStream(list):
+    """Enough of ``openai.Stream`` for the loop: iterable and a context manager."""
+
+    def __enter__(self) -> _FakeStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+class FakeClient:
+    """Answers ``client.post`` with pre-parsed replies and times itself."""
+
+    def __init__(self, steps: int) -> None:
+        self.steps = steps
+        self.requests = 0
+        self.seconds = 0.0
+        tool_turn = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_0",
+                    "type": "function",
+                    "function": {"name": "tick", "arguments": "{}"},
+                }
+            ],
+        }
+        answer_turn = {"role": "assistant", "content": answer_for(steps)}
+        self.replies = {
+            False: (_completion(tool_turn), _completion(answer_turn)),
+            True: (_chunks(tool_turn), _chunks(answer_turn)),
+        }
+
+    def post(self, path: str, *, body: dict[str, Any], stream: bool = False, **_: Any) -> Any:
+        started = time.perf_counter()
+        self.requests += 1
+        tool_reply, answer_reply = self.replies[stream]
+        reply = tool_reply if self.requests < self.steps else answer_reply
+        if stream:
+            reply = _FakeStream(reply)
+        self.seconds += time.perf_counter() - started
+        return reply
+
+
+class TimedTools(ToolRegistry):
+    """The scenario's registry, with the time spent inside ``tick`` summed up."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+        def timed_tick() -> dict[str, Any]:
+            started = time.perf_counter()
+            try:
+                return tick()
+            finally:
+                self.seconds += time.perf_counter() - started
+
+        super().__init__([Tool("tick", "Return one tick.", TICK_SCHEMA, timed_tick)])
+
+
+# -- the rows ----------------------------------------------------------------------
+
+
+def plain_loop_fake(steps: int) -> float:
+    """Seconds for the smallest loop with the fake client."""
+    client = FakeClient(steps)
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": TASK},
+    ]
+    started = time.perf_counter()
+    while True:
+        message = client.post("/chat/completions", body={"messages": messages}).choices[0].message
+        if not message.tool_calls:
+            break
+        messages.append(message.model_dump(exclude_none=True))
+        for tc in message.tool_calls:
+            result = tick()
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": json.dumps(result)})
+    took = time.perf_counter() - started
+    assert message.content == answer_for(steps)
+    return took
+
+
+def agentlab_own(steps: int, stream: bool, trace_root: str) -> float:
+    """Seconds of run_agent's own work: total minus the fake client and the tool."""
+    client = FakeClient(steps)
+    tools = TimedTools()
+    started = time.perf_counter()
+    result = run_agent(
+        TASK,
+        client=client,
+        tools=tools,
+        budget=Budget(max_steps=steps),
+        system_prompt=SYSTEM,
+        stream=stream,
+        on_text=None,
+        trace_dir=trace_root,
+    )
+    took = time.perf_counter() - started
+    assert result.answer == answer_for(steps) and result.steps == steps, result.stop_reason
+    return took - client.seconds - tools.seconds
+
+
+def agentlab_e2e(steps: int, stream: bool, trace_root: str) -> float:
+    client = ScriptedClient(ticker(steps))
+    started = time.perf_counter()
+    result = run_agent(
+        TASK,
+        client=client,
+        tools=TOOLS,
+        budget=Budget(max_steps=steps),
+        system_prompt=SYSTEM,
+        stream=stream,
+        on_text=None,
+        trace_dir=trace_root,
+    )
+    took = time.perf_counter() - started
+    assert result.answer == answer_for(steps) and result.steps == steps, result.stop_reason
+    return took
+
+
+def seed_loop(steps: int, send: str) -> float:
+    """The source articles' loop; ``send`` is "create" or "post"."""
+    client = ScriptedClient(ticker(steps))
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": TASK},
+    ]
+    schemas = TOOLS.schemas()
+    started = time.perf_counter()
+    while True:
+        if send == "create":
+            response = client.chat.completions.create(model="m", messages=messages, tools=schemas)
+        else:
+            body = {"model": "m", "messages": messages, "tools": schemas}
+            response = client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+        message = response.choices[0].message
+        if not message.tool_calls:
+            break
+        messages.append(message.model_dump(exclude_none=True))
+        for tc in message.tool_calls:
+            result = TOOLS.call(tc.function.name, tc.function.arguments)
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": tc.id,
+                    "content": json.dumps(result, ensure_ascii=False),
+                }
+            )
+    took = time.perf_counter() - started
+    assert message.content == answer_for(steps)
+    return took
+
+
+# -- measuring ---------------------------------------------------------------------
+
+
+def per_step_us(
+    run: Callable[[int], float], steps: int, budget_s: float, max_repeats: int
+) -> float:
+    """Best µs/step over repeats (at least one; more while the time budget lasts)."""
+    best = float("inf")
+    spent = 0.0
+    for _ in range(max_repeats):
+        started = time.perf_counter()
+        best = min(best, run(steps))
+        spent += time.perf_counter() - started
+        if spent > budget_s:
+            break
+    return best / steps * 1e6
+
+
+def main() -> None:
+    quick = "--quick" in sys.argv
+    budget_s, repeats = (0.5, 3) if quick else (2.0, 7)
+    trace_root = tempfile.mkdtemp(prefix="agentlab-bench-")
+    rows: list[tuple[str, Callable[[int], float]]] = [
+        ("plain loop, fake client", plain_loop_fake),
+        ("agentlab own overhead", lambda n: agentlab_own(n, False, trace_root)),
+        ("agentlab own overhead, streamed", lambda n: agentlab_own(n, True, trace_root)),
+        ("agentlab end to end, scripted SDK client", lambda n: agentlab_e2e(n, False, trace_root)),
+        ("agentlab end to end, streamed", lambda n: agentlab_e2e(n, True, trace_root)),
+        ("seed-style loop, chat.completions.create", lambda n: seed_loop(n, "create")),
+        ("seed-style loop, client.post", lambda n: seed_loop(n, "post")),
+    ]
+    for name, run in peers.available(TASK, answer_for):
+        rows.append((name, run))
+    missing = peers.missing()
+
+    print(
+        f"date: {date.today()}  machine: {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {platform.system()}"
+    )
+    print(f"scenario: one tool call per step, answer on the last; best of up to {repeats} runs\n")
+    header = f"| {'loop':<44} |" + "".join(f" µs/step, {n} steps |" for n in LENGTHS)
+    print(header)
+    print("|" + "-" * 46 + "|" + "".join("-" * len(f" µs/step, {n} steps ") + "|" for n in LENGTHS))
+    figures: dict[str, dict[int, float]] = {}
+    for name, run in rows:
+        figures[name] = {n: per_step_us(run, n, budget_s, repeats) for n in LENGTHS}
+        cells = "".join(f" {figures[name][n]:>{len(f'µs/step, {n} steps')},.0f} |" for n in LENGTHS)
+        print(f"| {name:<44} |{cells}", flush=True)
+    if missing:
+        print(f"\n(peers not installed: {', '.join(missing)})")
+
+    own = figures["agentlab own overhead"]
+    own_stream = figures["agentlab own overhead, streamed"]
+    e2e = figures["agentlab end to end, scripted SDK client"]
+    seed = figures["seed-style loop, chat.completions.create"]
+    print("\nratios (seed-style create() loop / agentlab end to end):")
+    for n in LENGTHS:
+        print(f"  {n} steps: {seed[n] / e2e[n]:.1f}x")
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    flat = max(own[200], own_stream[200]) <= 50 and max(own[20], own_stream[20]) <= 50
+    print("\ngoals:")
+    print(f"  P1 own overhead <= 50 µs at 20 and 200 steps (streamed and not): {verdict(flat)}")
+    p2 = e2e[20] <= 1500 and e2e[200] <= 3000
+    print(f"  P2 end to end <= 1.5 ms at 20, <= 3 ms at 200: {verdict(p2)}")
+    ratio = seed[20] / e2e[20] >= 3 and seed[200] / e2e[200] >= 15
+    print(f"  P2 >= 3x faster than create() at 20, >= 15x at 200: {verdict(ratio)}")
+
+
+if __name__ == "__main__":
+    main()
