@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.agentlab-installed
 OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK_API_KEY \
            AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
 
-.PHONY: test lab lint notebooks lock clean bench bench-peers
+.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test
 
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
@@ -24,6 +24,30 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check agentlab tests benchmarks conftest.py
 	$(VENV)/bin/ruff format --check agentlab tests benchmarks conftest.py
+
+# The student's view: every chapter notebook run in JupyterLab in headless
+# Chromium (see tests/browser/check_notebooks.py). Installs Debian's chromium
+# if it is missing (needs root or sudo) and Playwright into .venv-browser;
+# screenshots land in browser-screenshots/.
+BROWSER_VENV := .venv-browser
+BROWSER_STAMP := $(BROWSER_VENV)/.installed
+CHROMIUM ?= /usr/bin/chromium
+
+browser-test: $(STAMP) $(BROWSER_STAMP) $(CHROMIUM)
+	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_notebooks.py \
+		--lab-python $(PY) --chromium $(CHROMIUM) --self-check
+
+$(BROWSER_STAMP): tests/browser/requirements.txt
+	test -x $(BROWSER_VENV)/bin/python || $(PYTHON) -m venv $(BROWSER_VENV)
+	$(BROWSER_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		-r tests/browser/requirements.txt
+	touch $(BROWSER_STAMP)
+
+/usr/bin/chromium:
+	@echo "chromium is missing: installing Debian's package"
+	$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends chromium >/dev/null
 
 # Re-run every notebook in place, keyless, so the stored outputs are what
 # nbval will compare against. Run it after changing a notebook or the package.
@@ -54,7 +78,7 @@ bench-peers: $(STAMP)
 	$(OFFLINE) .venv-peers/bin/python benchmarks/loop_overhead.py
 
 clean:
-	rm -rf $(VENV) .venv-peers
+	rm -rf $(VENV) .venv-peers $(BROWSER_VENV) browser-screenshots
 
 $(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "agentlab needs Python 3.11 or newer; found " + sys.version.split()[0] + " (try: make PYTHON=python3.11 ...)")'

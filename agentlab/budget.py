@@ -240,10 +240,12 @@ def call_key(name: str, arguments: str | None) -> str:
         parsed = json.loads(arguments) if arguments and arguments.strip() else {}
     except json.JSONDecodeError:
         return f"{name}:{(arguments or '').strip()}"
-    canonical = json.dumps(
-        _normalise(parsed), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-    )
-    return f"{name}:{canonical}"
+    return f"{name}:{canonical_arguments(parsed)}"
+
+
+def canonical_arguments(parsed: Any) -> str:
+    """Parsed arguments in one canonical JSON spelling (sorted keys, paths normalised)."""
+    return json.dumps(_normalise(parsed), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def normalized_arguments(arguments: str | None) -> str:

@@ -26,14 +26,14 @@ from typing import Any
 
 import openai
 
-from .budget import Budget, Guard, Refuse, Stop, normalized_arguments
+from .budget import Budget, Guard, Refuse, Stop, canonical_arguments, normalized_arguments
 from .context import fit_result, serialised
 from .deadline import Deadline, TimedOut, run_in_child, run_within
 from .errors import model_failure_class, tool_error_class
 from .request import CallRequest, ModelFailure, ModelTurn, request_turn
 from .result import RunState
 from .streaming import stream_turn
-from .tools.registry import ToolRegistry, ToolResult, checked_result, error, execute
+from .tools.registry import Tool, ToolRegistry, ToolResult, checked_result, error, execute
 
 
 def first_stop(verdicts: Iterable[Any]) -> Any:
@@ -145,9 +145,17 @@ def run_calls(
             continue
 
         started = time.monotonic()
-        result, stop, process = _execute(tools, call, run)
+        prepared = tools.prepare(call.name, call.arguments)
+        result, stop, process = _execute(prepared, call, run)
+        parsed = prepared[1] if isinstance(prepared, tuple) else None
         record, is_new = _record(
-            run, call, result, budget, elapsed=time.monotonic() - started, process=process
+            run,
+            call,
+            result,
+            budget,
+            elapsed=time.monotonic() - started,
+            process=process,
+            parsed_arguments=parsed,
         )
         new += is_new
         if stop is None and record["error_class"] == "permission" and permission_errors == "stop":
@@ -186,9 +194,9 @@ def fingerprint_of(result: ToolResult, as_json: str | None = None) -> str:
 
 
 def _execute(
-    tools: ToolRegistry, call: CallRequest, run: RunState
+    prepared: tuple[Tool, dict[str, Any]] | ToolResult, call: CallRequest, run: RunState
 ) -> tuple[ToolResult, Stop | None, dict[str, Any] | None]:
-    prepared = tools.prepare(call.name, call.arguments)
+    """Run a prepared call (or pass on the registry's refusal) within the time left."""
     if isinstance(prepared, dict):
         return prepared, None, None
     tool, arguments = prepared
@@ -228,6 +236,7 @@ def _record(
     fingerprint: str | None | bool = True,
     elapsed: float = 0.0,
     process: dict[str, Any] | None = None,
+    parsed_arguments: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], bool]:
     """Record a call's result (as sent to the model) and trace it; is it new?"""
     code = (result.get("error") or {}).get("code")
@@ -245,7 +254,11 @@ def _record(
         "call_id": call.id,
         "tool": call.name,
         "arguments": call.arguments,
-        "normalized_args": normalized_arguments(call.arguments),
+        "normalized_args": (
+            normalized_arguments(call.arguments)
+            if parsed_arguments is None
+            else canonical_arguments(parsed_arguments)  # already parsed by the registry
+        ),
         "status": result["status"],
         "error_class": tool_error_class(code) if result["status"] == "error" else None,
         "fingerprint": fp,

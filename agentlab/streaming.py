@@ -27,7 +27,7 @@ import openai
 from .request import CallRequest, ModelFailure, ModelTurn, failure_from, post_chat, request_body
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Fragment:
     """What one ``delta.tool_calls`` entry carried (``None``: field absent)."""
 
@@ -38,7 +38,7 @@ class Fragment:
     arguments: str | None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Slot:
     order: tuple[int, int]  # (index, creation order): how calls are sorted at the end
     index: int
