@@ -27,7 +27,7 @@ import openai
 from .request import CallRequest, ModelFailure, ModelTurn, failure_from, post_chat, request_body
 
 
-@dataclass(slots=True)
+@dataclass
 class Fragment:
     """What one ``delta.tool_calls`` entry carried (``None``: field absent)."""
 
