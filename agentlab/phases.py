@@ -20,6 +20,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -80,6 +81,12 @@ def decide(
             run.tokens += turn.tokens
             if not turn.usage_reported:
                 run.warn("the model service reported no usage; token counts are too low")
+            if turn.finish_reason == "length":
+                run.warn(
+                    "a reply was cut off (finish_reason=length): its text or tool "
+                    "arguments may be incomplete"
+                )
+            turn = _with_usable_ids(turn, run)
             calls = [c.name for c in turn.calls]
             _trace_phase(
                 run, "decide", started, "ok", attempt=attempt + 1, tokens=turn.tokens, calls=calls
@@ -102,6 +109,26 @@ def decide(
         if not run.deadline.sleep(budget.retry_backoff_s * 2**attempt):
             return Stop("deadline", _late("time ran out while waiting to retry", run), "decide")
     raise AssertionError("unreachable: the last attempt returns")
+
+
+def _with_usable_ids(turn: ModelTurn, run: RunState) -> ModelTurn:
+    """Give every tool call an id no earlier call in this run used.
+
+    Each ``role: tool`` message must point at exactly one call. A service
+    that sends no id, or reuses one (some send ``call_0`` every turn), would
+    leave the history ambiguous, so such calls are renamed, both in the
+    assistant message and in the tool messages that answer them.
+    """
+    calls, renamed = list(turn.calls), False
+    for position, call in enumerate(calls):
+        if not call.id or call.id in run.call_ids:
+            fresh = f"call_{run.steps}_{position}"
+            while fresh in run.call_ids:
+                fresh += "_"
+            run.warn(f"a tool call came with a missing or repeated id ({call.id!r}); renamed")
+            calls[position], renamed = replace(call, id=fresh), True
+        run.call_ids.add(calls[position].id)
+    return replace(turn, calls=calls) if renamed else turn
 
 
 def _request(

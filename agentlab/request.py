@@ -56,6 +56,7 @@ class ModelTurn:
     calls: list[CallRequest] = field(default_factory=list)
     tokens: int = 0
     usage_reported: bool = True
+    finish_reason: str | None = None  # "length": the service cut the reply off
 
     def as_message(self) -> dict[str, Any]:
         """The assistant message that goes back into the history."""
@@ -157,6 +158,7 @@ def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
         calls=calls,
         tokens=usage.total_tokens if usage else 0,
         usage_reported=usage is not None,
+        finish_reason=getattr(choices[0], "finish_reason", None),
     )
 
 

@@ -84,6 +84,7 @@ class RunState:
     tokens: int = 0
     tool_results: list[dict[str, Any]] = field(default_factory=list)
     fingerprints: set[str] = field(default_factory=set)
+    call_ids: set[str] = field(default_factory=set)  # every tool call id so far
     warnings: list[str] = field(default_factory=list)
     verified: bool = False  # an independent completion check said "done"
 

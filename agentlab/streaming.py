@@ -126,6 +126,7 @@ def stream_turn(
     text: list[str] = []
     assembler = ToolCallAssembler()
     usage = None
+    finish_reason = None
     try:
         stream = post_chat(client, request_body(model, messages, tools, stream=True), timeout)
         with stream:
@@ -134,6 +135,7 @@ def stream_turn(
                     usage = chunk.usage
                 if not chunk.choices:
                     continue
+                finish_reason = chunk.choices[0].finish_reason or finish_reason
                 delta = chunk.choices[0].delta
                 if delta.content:
                     text.append(delta.content)
@@ -150,5 +152,6 @@ def stream_turn(
         calls=assembler.calls(),
         tokens=usage.total_tokens if usage else 0,
         usage_reported=usage is not None,
+        finish_reason=finish_reason,
         fragments=tuple(assembler.fragments),
     )

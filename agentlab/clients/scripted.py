@@ -63,6 +63,7 @@ class Reply:
 
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None  # default: "tool_calls" or "stop"; "length" = cut off
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,8 @@ def completion_body(reply: Reply, request: RecordedRequest) -> dict[str, Any]:
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                "finish_reason": reply.finish_reason
+                or ("tool_calls" if reply.tool_calls else "stop"),
             }
         ],
         "usage": usage_block(request, reply),

@@ -1,0 +1,244 @@
+"""Replies no well-behaved service would send: each ends in a structured
+error fed back to the model or a structured stop, never an exception, and
+the run keeps its history.
+
+The "service" here is a plain handler behind the SDK's HTTP stack, so the
+bytes are exactly what a broken provider could put on the wire.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import httpx2
+import pytest
+
+from agentlab import Budget, run_agent
+from agentlab.tools import Tool, ToolRegistry, ok
+
+from .conftest import plain_client
+
+
+def echo(text: str) -> dict:
+    return ok({"echo": text})
+
+
+TOOLS = ToolRegistry(
+    [
+        Tool(
+            "echo",
+            "Echo the text.",
+            {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+            echo,
+        )
+    ]
+)
+
+
+def completion(message: dict | None, finish_reason: str = "stop", **extra) -> dict:
+    choice = {"index": 0, "message": message, "finish_reason": finish_reason}
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [choice],
+        **extra,
+    }
+
+
+def tool_turn(*calls: dict) -> dict:
+    return completion(
+        {"role": "assistant", "content": None, "tool_calls": list(calls)}, "tool_calls"
+    )
+
+
+def fn(name: str, arguments: str, id: str | None = "c1") -> dict:
+    call = {"type": "function", "function": {"name": name, "arguments": arguments}}
+    if id is not None:
+        call["id"] = id
+    return call
+
+
+ANSWER = completion({"role": "assistant", "content": "done"})
+
+
+def serve(*bodies: dict | bytes) -> Callable[[httpx2.Request], httpx2.Response]:
+    """A service answering each request with the next body (JSON or raw SSE bytes)."""
+    queue = list(bodies)
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        if not queue:
+            return httpx2.Response(500, json={"error": {"message": "script ran out"}})
+        body = queue.pop(0)
+        if isinstance(body, bytes):
+            return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+        return httpx2.Response(200, json=body)
+
+    return handler
+
+
+def run(*bodies, stream: bool = False, steps: int = 4):
+    client = plain_client(serve(*bodies))
+    return run_agent(
+        "do it",
+        client=client,
+        tools=TOOLS,
+        budget=Budget(max_steps=steps),
+        stream=stream,
+        on_text=None,
+        trace_dir=False,
+    )
+
+
+def assert_well_formed(messages: list[dict]) -> None:
+    """Every tool message answers exactly one earlier call, and every call is answered."""
+    asked: list[str] = []
+    answered: list[str] = []
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            assert call["id"], message
+            asked.append(call["id"])
+        if message["role"] == "tool":
+            assert message["tool_call_id"] in asked, message
+            answered.append(message["tool_call_id"])
+    assert sorted(asked) == sorted(answered)
+    assert len(set(asked)) == len(asked)
+
+
+def first_tool_error(result) -> str:
+    return result.tool_results[0]["result"]["error"]["code"]
+
+
+def test_a_tool_call_without_an_id_gets_one_and_the_history_stays_paired():
+    result = run(tool_turn(fn("echo", '{"text": "a"}', id=None)), ANSWER)
+    assert result.outcome == "completed"
+    assert_well_formed(result.messages)
+    assert any("missing or repeated id" in w for w in result.warnings)
+
+
+def test_a_service_that_reuses_ids_every_turn_is_renamed_apart():
+    same = fn("echo", '{"text": "a"}', id="call_0")
+    result = run(tool_turn(same), tool_turn(same), ANSWER)
+    assert result.steps == 3 and result.tool_calls == 2
+    assert_well_formed(result.messages)
+
+
+def test_empty_choices_is_a_structured_model_error():
+    result = run({**ANSWER, "choices": []})
+    assert (result.stop_reason, result.outcome) == ("model_error", "model_error")
+    assert "no choices" in result.warnings[-1]
+    assert result.messages[-1]["role"] == "user"  # the history is kept
+
+
+def test_a_null_message_is_a_structured_model_error():
+    result = run(completion(None))
+    assert result.stop_reason == "model_error"
+    assert "unusable reply" in result.warnings[-1]
+
+
+def test_an_unknown_role_is_read_as_the_assistant_turn():
+    result = run(completion({"role": "robot", "content": "done"}))
+    assert result.outcome == "completed" and result.answer == "done"
+
+
+def test_a_call_to_an_unknown_tool_is_fed_back():
+    result = run(tool_turn(fn("rm_rf", "{}")), ANSWER)
+    assert first_tool_error(result) == "UNKNOWN_TOOL"
+    assert "echo" in result.messages[3]["content"]  # the model is told what exists
+    assert_well_formed(result.messages)
+
+
+@pytest.mark.parametrize("arguments", ['{"text": "a"', "[1, 2]", '"text"', "null", "{'a': 1}"])
+def test_arguments_that_are_not_a_json_object_are_fed_back(arguments):
+    result = run(tool_turn(fn("echo", arguments)), ANSWER)
+    assert first_tool_error(result) == "INVALID_ARGUMENTS"
+    assert result.stop_reason == "answered"
+    assert_well_formed(result.messages)
+
+
+def test_a_cut_off_reply_is_flagged():
+    result = run(completion({"role": "assistant", "content": "the answer is 4"}, "length"))
+    assert result.answer == "the answer is 4"
+    assert any("finish_reason=length" in w for w in result.warnings)
+
+
+# -- streams ---------------------------------------------------------------------------
+
+
+def sse(*chunks: dict, done: bool = True) -> bytes:
+    base = {"id": "x", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    lines = [f"data: {json.dumps({**base, **c})}\n\n" for c in chunks]
+    return ("".join(lines) + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def delta(finish: str | None = None, **fields) -> dict:
+    return {"choices": [{"index": 0, "delta": fields, "finish_reason": finish}]}
+
+
+def head(index: int, id: str, name: str) -> dict:
+    return delta(
+        tool_calls=[
+            {
+                "index": index,
+                "id": id,
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }
+        ]
+    )
+
+
+def piece(index: int, text: str) -> dict:
+    return delta(tool_calls=[{"index": index, "function": {"arguments": text}}])
+
+
+STREAMED_ANSWER = sse(delta(role="assistant", content="done"), delta("stop"))
+
+
+def test_a_stream_cut_mid_call_feeds_back_invalid_arguments():
+    cut = sse(head(0, "c1", "echo"), piece(0, '{"te'), done=False)  # no finish, no [DONE]
+    result = run(cut, STREAMED_ANSWER, stream=True)
+    assert first_tool_error(result) == "INVALID_ARGUMENTS"
+    assert result.outcome == "tool_error"  # the answer followed a failed call
+    assert_well_formed(result.messages)
+
+
+def test_fragments_out_of_order_are_still_assembled():
+    # call 1's arguments arrive before call 1's head, and the calls interleave.
+    body = sse(
+        head(0, "c1", "echo"),
+        piece(1, '{"text": '),
+        piece(0, '{"text": "a"}'),
+        head(1, "c2", "echo"),
+        piece(1, '"b"}'),
+        delta("tool_calls"),
+    )
+    result = run(body, STREAMED_ANSWER, stream=True)
+    assert [r["status"] for r in result.tool_results] == ["ok", "ok"]
+    assert [r["result"]["data"]["echo"] for r in result.tool_results] == ["a", "b"]
+    assert_well_formed(result.messages)
+
+
+def test_a_stream_that_breaks_off_is_a_structured_stop():
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        def body():
+            yield sse(head(0, "c1", "echo"), done=False)
+            raise httpx2.ReadError("connection dropped")
+
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body())
+
+    client = plain_client(handler)
+    result = run_agent(
+        "do it", client=client, tools=TOOLS, stream=True, on_text=None, trace_dir=False
+    )
+    assert result.stop_reason == "model_error"
+    assert result.messages[-1]["role"] == "user"
+
+
+def test_garbage_instead_of_json_is_a_structured_stop():
+    client = plain_client(lambda request: httpx2.Response(200, content=b"<html>oops</html>"))
+    result = run_agent("do it", client=client, tools=TOOLS, trace_dir=False)
+    assert result.stop_reason == "model_error"
+    assert len(result.messages) == 2
