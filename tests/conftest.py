@@ -37,3 +37,18 @@ def write_csv(data_dir: Path, name: str, text: str, encoding: str = "utf-8") -> 
     path = data_dir / "input" / name
     path.write_text(text, encoding=encoding)
     return path
+
+
+def assert_well_formed(messages: list[dict]) -> None:
+    """Every tool message answers exactly one earlier call, and every call is answered."""
+    asked: list[str] = []
+    answered: list[str] = []
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            assert call["id"], message
+            asked.append(call["id"])
+        if message["role"] == "tool":
+            assert message["tool_call_id"] in asked, message
+            answered.append(message["tool_call_id"])
+    assert sorted(asked) == sorted(answered)
+    assert len(set(asked)) == len(asked)

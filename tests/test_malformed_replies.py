@@ -17,7 +17,7 @@ import pytest
 from agentlab import Budget, run_agent
 from agentlab.tools import Tool, ToolRegistry, ok
 
-from .conftest import plain_client
+from .conftest import assert_well_formed, plain_client
 
 
 def echo(text: str) -> dict:
@@ -90,21 +90,6 @@ def run(*bodies, stream: bool = False, steps: int = 4):
         on_text=None,
         trace_dir=False,
     )
-
-
-def assert_well_formed(messages: list[dict]) -> None:
-    """Every tool message answers exactly one earlier call, and every call is answered."""
-    asked: list[str] = []
-    answered: list[str] = []
-    for message in messages:
-        for call in message.get("tool_calls") or []:
-            assert call["id"], message
-            asked.append(call["id"])
-        if message["role"] == "tool":
-            assert message["tool_call_id"] in asked, message
-            answered.append(message["tool_call_id"])
-    assert sorted(asked) == sorted(answered)
-    assert len(set(asked)) == len(asked)
 
 
 def first_tool_error(result) -> str:

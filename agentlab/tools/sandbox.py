@@ -8,6 +8,9 @@ tool touches goes through :func:`resolve_inside` first, which refuses:
 - absolute paths (``/etc/passwd``, ``C:\\x``) and backslashes (``..\\x`` on
   Windows-style paths; we only speak ``/``);
 - ``..`` anywhere in the path;
+- paths longer than ``MAX_PATH_CHARS`` or deeper than ``MAX_PATH_PARTS``
+  folders (in the fuzz corpus, ``a/a/a/...`` 2000 levels deep made the write
+  tool spend seconds creating folders);
 - a path that, once symlinks are resolved, lands outside the root.
 
 It returns either the resolved path or an error tool result with
@@ -21,16 +24,20 @@ from pathlib import Path, PurePosixPath
 
 from .registry import ToolResult, error
 
+MAX_PATH_CHARS = 1024
+MAX_PATH_PARTS = 32
+
 
 def resolve_inside(root: Path, relative_path: object) -> Path | ToolResult:
     """``root / relative_path`` resolved, or a ``PATH_NOT_ALLOWED`` result."""
     refusal = _refuse(relative_path)
     if refusal:
-        return error("PATH_NOT_ALLOWED", f"{refusal}: {relative_path!r}")
+        return error("PATH_NOT_ALLOWED", f"{refusal}: {_shown(relative_path)}")
     root = root.resolve()
     target = (root / str(relative_path)).resolve()
     if not target.is_relative_to(root):
-        return error("PATH_NOT_ALLOWED", f"{relative_path!r} leads outside the allowed folder")
+        message = f"{_shown(relative_path)} leads outside the allowed folder"
+        return error("PATH_NOT_ALLOWED", message)
     return target
 
 
@@ -46,4 +53,12 @@ def _refuse(relative_path: object) -> str | None:
         return "only relative paths are allowed"
     if ".." in posix.parts:
         return "'..' is not allowed in a path"
+    if len(relative_path) > MAX_PATH_CHARS or len(posix.parts) > MAX_PATH_PARTS:
+        return f"the path is longer than {MAX_PATH_CHARS} characters or {MAX_PATH_PARTS} folders"
     return None
+
+
+def _shown(relative_path: object) -> str:
+    """The path as the model sent it, cut short if it is very long."""
+    text = repr(relative_path)
+    return text if len(text) <= 120 else text[:117] + "..."

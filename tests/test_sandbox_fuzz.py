@@ -1,0 +1,325 @@
+"""Nothing escapes the sandbox: a corpus of traversal payloads and a fuzzer.
+
+Every payload is sent, as a model would send it (a JSON arguments string),
+to ``analyze_csv`` and to every file tool. What counts is what happened on
+the file system, not what the tools said:
+
+- a Python audit hook records every file the process opens, lists, creates,
+  renames or removes while a tool runs; each one must lie inside the
+  sandbox (after resolving symlinks);
+- the world around the sandbox is fingerprinted (every path, size and
+  content hash) before and after, and must not change;
+- the canary text planted outside never shows up in any tool result.
+
+The world has traps: symlinks inside the sandbox pointing out (to a file, to
+a folder, to ``/etc``), and tools whose sandbox root is itself reached
+through a symlinked parent folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentlab.tools import file_tools
+from agentlab.tools.sales import sales_tools
+
+CANARY = "CANARY-d41d8cd98f00-outside-the-sandbox"
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+MUTATING_EVENTS = {
+    "os.mkdir",
+    "os.rename",
+    "os.replace",
+    "os.remove",
+    "os.rmdir",
+    "os.symlink",
+    "os.truncate",
+    "os.chmod",
+    "os.link",
+    "os.utime",
+}
+LISTING_EVENTS = {"os.listdir", "os.scandir"}
+
+# -- watching the file system ---------------------------------------------------------------
+
+
+class Watch:
+    """Collects file-system audit events while ``active`` (audit hooks cannot be removed,
+    so one hook is installed for the whole session and switched on and off)."""
+
+    active = False
+    events: list[tuple[str, str, bool]] = []  # (event, path, writes)
+
+
+def _audit(event: str, args: tuple) -> None:
+    if not Watch.active:
+        return
+    if event == "open":
+        path, mode, flags = args
+        writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
+            (flags or 0) & WRITE_FLAGS
+        )
+    elif event in MUTATING_EVENTS or event in LISTING_EVENTS:
+        path, writes = args[0], event in MUTATING_EVENTS
+    else:
+        return
+    if isinstance(path, (str, bytes, os.PathLike)):
+        Watch.events.append((event, os.fsdecode(path), writes))
+    if event in ("os.rename", "os.replace", "os.symlink", "os.link"):
+        Watch.events.append((event, os.fsdecode(args[1]), True))
+
+
+sys.addaudithook(_audit)
+
+# Reading Python's own files (a lazy import) is not a tool reading the disk.
+PYTHON_FILES = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)})
+
+
+def escapes(sandbox: Path) -> list[tuple[str, str, bool]]:
+    inside = os.path.realpath(sandbox)
+    bad = []
+    for event, path, writes in Watch.events:
+        real = os.path.realpath(path)
+        if real == inside or real.startswith(inside + os.sep):
+            continue
+        if not writes and real.startswith(PYTHON_FILES):
+            continue
+        bad.append((event, path, writes))
+    return bad
+
+
+def fingerprint(folder: Path, skip: Path) -> dict[str, str]:
+    """Every path under ``folder`` except ``skip``: its kind and content hash.
+    (Symlinks are recorded, never followed.)"""
+    seen = {}
+    for top, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = [d for d in dirs if Path(top, d) != skip]
+        for name in dirs + files:
+            path = Path(top, name)
+            if path.is_symlink():
+                seen[str(path)] = "link->" + os.readlink(path)
+            elif path.is_file():
+                seen[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+            else:
+                seen[str(path)] = "dir"
+    return seen
+
+
+# -- the world ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory) -> dict[str, Path]:
+    """outside/ (the canary), sandbox/ (with traps), and alias -> sandbox."""
+    root = tmp_path_factory.mktemp("world")
+    outside = root / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text(CANARY, encoding="utf-8")
+    (outside / "secret.csv").write_text(
+        f"category,quantity,unit_price\n{CANARY},1,1\n", encoding="utf-8"
+    )
+    sandbox = root / "sandbox"
+    (sandbox / "notes").mkdir(parents=True)
+    (sandbox / "notes" / "meeting.md").write_text("TODO ok\n", encoding="utf-8")
+    (sandbox / "link_dir").symlink_to(outside, target_is_directory=True)
+    (sandbox / "link_file.md").symlink_to(outside / "secret.txt")
+    (sandbox / "link_etc").symlink_to("/etc", target_is_directory=True)
+    (sandbox / "notes" / "up").symlink_to("../..", target_is_directory=True)
+    data_input = sandbox / "data" / "input"
+    data_input.mkdir(parents=True)
+    (data_input / "sales.csv").write_text("category,quantity,unit_price\nA,1,2\n", "utf-8")
+    (data_input / "evil.csv").symlink_to(outside / "secret.csv")
+    (data_input / "evil_dir").symlink_to(outside, target_is_directory=True)
+    alias = root / "alias"  # the sandbox reached through a symlinked parent
+    alias.symlink_to(sandbox, target_is_directory=True)
+    return {"root": root, "outside": outside, "sandbox": sandbox, "alias": alias}
+
+
+def registries(world: dict[str, Path]):
+    for base in (world["sandbox"], world["alias"]):
+        yield file_tools(base), {"list_dir", "read_text", "write_text", "append_text"}
+        yield sales_tools(base / "data"), {"analyze_csv"}
+
+
+# -- the corpus ----------------------------------------------------------------------------------
+
+UP = [
+    "..",
+    ".%2e",
+    "%2e%2e",
+    "%2E%2E",
+    "%252e%252e",
+    "..%00",
+    "．．",
+    "‥",
+    "..;",
+    "....",
+    "...",
+    ". .",
+    "..\u200b",
+    "\u002e\u002e",
+    "..\uff0f..",
+    "%c0%ae%c0%ae",
+    "..%c0%af",
+]
+SEPARATORS = ["/", "\\", "%2f", "%5c", "\u2215", "\uff0f", "//", "/./"]
+TARGETS = ["secret.txt", "outside/secret.txt", "outside/secret.csv", "etc/passwd", ""]
+FIXED = [
+    "/etc/passwd",
+    "/",
+    "//etc/passwd",
+    "/proc/self/environ",
+    "C:\\Windows\\win.ini",
+    "C:/Windows/win.ini",
+    "c:",
+    "\\\\server\\share\\x",
+    "\\etc\\passwd",
+    "~/.ssh/id_rsa",
+    "~root/.bashrc",
+    "file:///etc/passwd",
+    "a\x00.md",
+    "../x\x00.md",
+    "\x00",
+    "",
+    " ",
+    ".",
+    "./",
+    "notes/../../outside/secret.txt",
+    "notes/./../../outside",
+    "x" * 300,
+    "a/" * 2000,
+    "a" * 5000,
+    "link_dir/secret.txt",
+    "link_dir",
+    "link_file.md",
+    "link_etc/passwd",
+    "link_etc",
+    "notes/up/outside/secret.txt",
+    "notes/up/sandbox/notes/meeting.md",
+    "evil.csv",
+    "evil_dir/secret.csv",
+    "evil_dir",
+    "./link_dir/../secret.txt",
+    "link_dir/../outside/secret.txt",
+    "notes/meeting.md/../../..",
+    "%2e%2e%2fsecret.txt",
+]
+
+
+def corpus() -> Iterator[str]:
+    yield from FIXED
+    for up, sep, target, depth in itertools.product(UP, SEPARATORS[:4], TARGETS, (1, 3)):
+        yield (up + sep) * depth + target
+    for up, sep in itertools.product(UP, SEPARATORS[4:]):
+        yield f"notes{sep}{up}{sep}{up}{sep}outside{sep}secret.txt"
+
+
+PAYLOADS = list(dict.fromkeys(corpus()))
+
+
+def arguments_for(tool: str, path: str) -> str:
+    if tool == "analyze_csv":
+        return json.dumps({"relative_path": path})
+    if tool in ("write_text", "append_text"):
+        return json.dumps({"rel_path": path, "text": "written by the fuzzer\n"})
+    return json.dumps({"rel_path": path})
+
+
+def probe(world: dict[str, Path], path: str) -> list[str]:
+    """Send ``path`` to every tool; return what escaped (empty when nothing did)."""
+    problems = []
+    for registry, names in registries(world):
+        for name in sorted(names):
+            Watch.events.clear()
+            Watch.active = True
+            try:
+                result = registry.call(name, arguments_for(name, path))
+            finally:
+                Watch.active = False
+            assert result["status"] in ("ok", "error"), result
+            bad = escapes(world["sandbox"])
+            if bad:
+                problems.append(f"{name}({path!r}) touched {bad}")
+            if CANARY in json.dumps(result, ensure_ascii=False):
+                problems.append(f"{name}({path!r}) returned the canary")
+    return problems
+
+
+def test_the_corpus_is_big_and_varied():
+    assert len(PAYLOADS) >= 200
+    assert any("\x00" in p for p in PAYLOADS) and any("\\" in p for p in PAYLOADS)
+    assert any(len(p) > 1000 for p in PAYLOADS) and any(p.startswith("/") for p in PAYLOADS)
+
+
+def test_no_payload_reads_or_writes_outside(world):
+    # Warm up once, so lazy imports are not mistaken for tool activity.
+    probe(world, "notes/meeting.md")
+    before = fingerprint(world["root"], skip=world["sandbox"])
+    problems = [p for path in PAYLOADS for p in probe(world, path)]
+    assert problems == []
+    assert fingerprint(world["root"], skip=world["sandbox"]) == before
+    # The watch itself works: a legitimate read and write were seen, inside.
+    Watch.events.clear()
+    Watch.active = True
+    file_tools(world["sandbox"]).call("write_text", arguments_for("write_text", "ok.md"))
+    Watch.active = False
+    assert any(e[2] and e[1].endswith("ok.md") for e in Watch.events)
+
+
+def test_the_watch_sees_an_escape(world):
+    """A tool that does escape is caught, so a clean result above means something."""
+    Watch.events.clear()
+    Watch.active = True
+    (world["outside"] / "secret.txt").read_text(encoding="utf-8")
+    Watch.active = False
+    assert escapes(world["sandbox"])
+
+
+path_parts = st.sampled_from(
+    [
+        "..",
+        ".",
+        "/",
+        "\\",
+        "%2e",
+        "%2f",
+        ":",
+        "~",
+        "\x00",
+        "．",
+        "／",
+        "link_dir",
+        "link_etc",
+        "notes",
+        "up",
+        "evil.csv",
+        "evil_dir",
+        "outside",
+        "secret.txt",
+        "data",
+        "input",
+        "a",
+    ]
+)
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(path=st.one_of(st.lists(path_parts, max_size=10).map("".join), st.text(max_size=40)))
+def test_fuzzed_paths_never_escape(world, path):
+    before = fingerprint(world["root"], skip=world["sandbox"])
+    assert probe(world, path) == []
+    assert fingerprint(world["root"], skip=world["sandbox"]) == before
