@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.agentlab-installed
 OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK_API_KEY \
            AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
 
-.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test
+.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak
 
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
@@ -24,6 +24,11 @@ lab: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check agentlab tests benchmarks conftest.py
 	$(VENV)/bin/ruff format --check agentlab tests benchmarks conftest.py
+
+# The loop's promises on 10 000 generated runs (tests/test_invariants.py
+# checks a few hundred in `make test`); prints the count and any violation.
+soak: $(STAMP)
+	$(OFFLINE) AGENTLAB_SOAK_EXAMPLES=10000 $(PY) -m pytest -q -s tests/test_invariants.py
 
 # The student's view: every chapter notebook run in JupyterLab in headless
 # Chromium (see tests/browser/check_notebooks.py). Installs Debian's chromium

@@ -36,6 +36,9 @@ from .result import RunState
 from .streaming import stream_turn
 from .tools.registry import Tool, ToolRegistry, ToolResult, checked_result, error, execute
 
+CHECK_THE_KEY = " (the service refused the credentials: check the API key in .env)"
+MAX_RETRY_WAIT_S = 60.0  # a Retry-After longer than this is not worth waiting for
+
 
 def first_stop(verdicts: Iterable[Any]) -> Any:
     """The first verdict that is not ``None`` (guards are asked in order)."""
@@ -105,9 +108,26 @@ def decide(
         )
         if kind != "transient" or attempt == budget.max_retries:
             tries = f" after {attempt + 1} attempts" if attempt else ""
-            return Stop("model_error", f"model request failed ({kind}){tries}: {turn.message}")
-        if not run.deadline.sleep(budget.retry_backoff_s * 2**attempt):
-            return Stop("deadline", _late("time ran out while waiting to retry", run), "decide")
+            hint = CHECK_THE_KEY if kind == "permission" else ""
+            message = f"model request failed ({kind}){tries}: {turn.message}{hint}"
+            return Stop("model_error", message)
+        # Wait as the backoff says, or longer if the service asked (Retry-After),
+        # but never past the deadline: a wait that cannot end in time ends the run.
+        wait = max(budget.retry_backoff_s * 2**attempt, turn.retry_after or 0.0)
+        left = run.deadline.remaining()
+        if left is not None and wait >= left:  # no point sleeping until the deadline
+            return Stop(
+                "deadline",
+                _late(f"cannot retry: the next attempt is {wait:.2f} s away, not", run),
+                "decide",
+            )
+        if wait > MAX_RETRY_WAIT_S:
+            return Stop(
+                "model_error",
+                f"model request failed ({kind}): {turn.message}; the service asked to wait "
+                f"{wait:.0f} s before retrying",
+            )
+        run.deadline.sleep(wait)
     raise AssertionError("unreachable: the last attempt returns")
 
 

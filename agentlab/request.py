@@ -31,7 +31,9 @@ It does not execute tools or decide when to stop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import openai
@@ -80,6 +82,7 @@ class ModelFailure:
     kind: str  # "http_status" | "connection" | "timeout" | "bad_reply"
     message: str
     status_code: int | None = None
+    retry_after: float | None = None  # seconds the service asked us to wait, if it did
 
 
 def request_turn(
@@ -94,7 +97,7 @@ def request_turn(
         response = post_chat(client, request_body(model, messages, tools), timeout)
         return turn_from_completion(response)
     except Exception as exc:  # whatever the service or its reply does, the run survives
-        return failure_from(exc)
+        return failure_from(exc, secret=getattr(client, "api_key", None))
 
 
 def request_body(
@@ -128,15 +131,40 @@ def post_chat(client: openai.OpenAI, body: dict[str, Any], timeout: float | None
     )
 
 
-def failure_from(exc: Exception) -> ModelFailure:
-    """Name a failed request; the message carries no secret (the SDK's don't)."""
+def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
+    """Name a failed request. ``secret`` (the API key) is blanked out of the
+    message, in case a service echoes it back in an error."""
     if isinstance(exc, openai.APIStatusError):
-        return ModelFailure("http_status", _status_message(exc), exc.status_code)
-    if isinstance(exc, openai.APITimeoutError):
-        return ModelFailure("timeout", "the model request timed out")
-    if isinstance(exc, openai.APIConnectionError):
-        return ModelFailure("connection", f"could not reach the model service: {exc}")
-    return ModelFailure("bad_reply", f"unusable reply: {type(exc).__name__}: {exc}")
+        failure = ModelFailure(
+            "http_status", _status_message(exc), exc.status_code, retry_after(exc.response)
+        )
+    elif isinstance(exc, openai.APITimeoutError):
+        failure = ModelFailure("timeout", "the model request timed out")
+    elif isinstance(exc, openai.APIConnectionError):
+        failure = ModelFailure("connection", f"could not reach the model service: {exc}")
+    else:
+        failure = ModelFailure("bad_reply", f"unusable reply: {type(exc).__name__}: {exc}")
+    if secret and len(secret) >= 8 and secret in failure.message:
+        failure = replace(failure, message=failure.message.replace(secret, "***"))
+    return failure
+
+
+def retry_after(response: Any) -> float | None:
+    """The wait a 429/503 asks for: ``retry-after-ms``, or ``Retry-After`` in
+    seconds or as an HTTP date. ``None`` when absent or unreadable."""
+    headers = getattr(response, "headers", None) or {}
+    try:
+        if headers.get("retry-after-ms"):
+            return max(0.0, float(headers["retry-after-ms"]) / 1000)
+        value = headers.get("retry-after")
+        if not value:
+            return None
+        if value.strip().replace(".", "", 1).isdigit():
+            return float(value)
+        when = parsedate_to_datetime(value)
+        return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    except (TypeError, ValueError):
+        return None
 
 
 def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:

@@ -144,7 +144,7 @@ def stream_turn(
                 for fragment in delta.tool_calls or []:
                     assembler.add(fragment, number)
     except Exception as exc:  # the stream may break half way: a failure, not a crash
-        return failure_from(exc)
+        return failure_from(exc, secret=getattr(client, "api_key", None))
     if text and on_text:
         on_text("\n")
     return StreamedTurn(

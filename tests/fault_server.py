@@ -1,0 +1,182 @@
+"""A small OpenAI-compatible service on 127.0.0.1 that fails on request.
+
+``FaultServer(["429:0.05", "500", "ok"])`` answers its first request with a
+429 (``Retry-After-Ms: 50``), the second with a 500, and every later one
+normally. Faults:
+
+==========  =============================================================
+``ok``      a chat completion whose text names the request number
+``hang``    reads the request, then says nothing until the test ends
+``trickle`` sends headers and then one byte of a valid body per 50 ms
+``429:S``   429 with ``Retry-After`` (seconds S; ``429:Sms`` for ms)
+``500``     500 with a JSON error
+``401``     401 whose error message echoes the key it was sent
+``reset``   reads the request, then resets the connection (TCP RST)
+==========  =============================================================
+
+Everything is bounded: hanging and trickling handlers wake up when the
+server stops (or after 10 s) and the server listens on loopback only, on a
+port the OS picks. Used as a context manager it is always shut down.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MAX_WAIT_S = 10.0
+
+
+def completion(text: str, stream: bool) -> bytes:
+    if stream:
+        base = {"id": "f", "object": "chat.completion.chunk", "created": 0, "model": "fault"}
+        events = [
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"role": "assistant", "content": text},
+                        "finish_reason": None,
+                    }
+                ],
+            },
+            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+        ]
+        body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+        return body.encode()
+    return json.dumps(
+        {
+            "id": "f",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "fault",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+    ).encode()
+
+
+class FaultServer:
+    def __init__(self, faults: list[str] | None = None) -> None:
+        self.faults = list(faults or [])
+        self.requests: list[dict] = []
+        self.stopping = threading.Event()
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with server.lock:
+                    number = len(server.requests) + 1
+                    fault = server.faults.pop(0) if server.faults else "ok"
+                    server.requests.append(
+                        {
+                            "number": number,
+                            "fault": fault,
+                            "body": body,
+                            "authorization": self.headers.get("authorization"),
+                        }
+                    )
+                server.handle(self, fault, number, bool(body.get("stream")))
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> FaultServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()  # wakes hanging and trickling handlers
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+    def handle(self, h: BaseHTTPRequestHandler, fault: str, number: int, stream: bool) -> None:
+        kind, _, arg = fault.partition(":")
+        if kind == "ok":
+            self.send(h, 200, completion(f"pong {number}", stream), stream)
+        elif kind == "hang":
+            self.stopping.wait(MAX_WAIT_S)
+            h.close_connection = True
+        elif kind == "trickle":
+            body = completion(f"pong {number}", stream)
+            h.send_response(200)
+            h.send_header("content-type", "text/event-stream" if stream else "application/json")
+            h.send_header("content-length", str(len(body)))
+            h.end_headers()
+            started = time.monotonic()
+            for byte in body:
+                if self.stopping.wait(0.05) or time.monotonic() - started > MAX_WAIT_S:
+                    break
+                try:
+                    h.wfile.write(bytes([byte]))
+                    h.wfile.flush()
+                except OSError:  # the client gave up
+                    break
+            h.close_connection = True
+        elif kind == "429":
+            header = ("retry-after-ms", arg[:-2]) if arg.endswith("ms") else ("retry-after", arg)
+            self.send_error_json(h, 429, "rate limited", header if arg else None)
+        elif kind == "500":
+            self.send_error_json(h, 500, "internal error")
+        elif kind == "401":
+            key = (h.headers.get("authorization") or "").removeprefix("Bearer ")
+            self.send_error_json(h, 401, f"Incorrect API key provided: {key}")
+        elif kind == "reset":
+            h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            h.close_connection = True
+            h.connection.close()
+        else:
+            raise ValueError(f"unknown fault {fault!r}")
+
+    def send(
+        self,
+        h: BaseHTTPRequestHandler,
+        status: int,
+        body: bytes,
+        stream: bool,
+        header: tuple[str, str] | None = None,
+    ) -> None:
+        h.send_response(status)
+        h.send_header("content-type", "text/event-stream" if stream else "application/json")
+        h.send_header("content-length", str(len(body)))
+        if header:
+            h.send_header(*header)
+        h.end_headers()
+        h.wfile.write(body)
+
+    def send_error_json(
+        self,
+        h: BaseHTTPRequestHandler,
+        status: int,
+        message: str,
+        header: tuple[str, str] | None = None,
+    ) -> None:
+        body = json.dumps({"error": {"message": message, "type": "fault", "code": status}})
+        self.send(h, status, body.encode(), False, header)
