@@ -89,6 +89,9 @@ def test_from_env_builds_a_client_from_an_env_file(no_env_file, monkeypatch):
             "placeholder",
         ),
         ("LLM_API_KEY='unterminated\nLLM_MODEL=m\n", "line 1"),
+        (f"LLM_MODEL=m\nLLM_BASE_URL=https://x/v1\nLLM_API_KEY {SECRET}\n", "line 3"),
+        ("# comment\n\n=no-name\n", "line 3"),
+        ("LLM_MODEL=m\n  stray words here\n", "line 2"),
     ],
 )
 def test_bad_env_files_give_one_clear_line(no_env_file, text, fragment):

@@ -154,3 +154,69 @@ def test_matches_a_reference_sum(tmp_path_factory, rows):
     assert data["top_revenue"] == max(expected.values())
     revenues = [r["revenue"] for r in data["revenue_by_category"]]
     assert revenues == sorted(revenues, reverse=True)
+
+
+# -- CSV edge cases: the right result or the right error ------------------------------------
+
+EDGE_ROWS = "category,quantity,unit_price\n键盘,2,10\n鼠标,1,5\n"
+
+
+@pytest.mark.parametrize(
+    "name, raw",
+    [
+        ("bom", ("\ufeff" + EDGE_ROWS).encode("utf-8")),
+        ("crlf", EDGE_ROWS.replace("\n", "\r\n").encode("utf-8")),
+        ("trailing_blank_lines", (EDGE_ROWS + "\n\n\r\n").encode("utf-8")),
+        (
+            "extra_columns",
+            b"id,category,note,quantity,unit_price\n" + "1,键盘,x,2,10\n2,鼠标,y,1,5\n".encode(),
+        ),
+        ("quoted_fields", 'category,quantity,unit_price\n"键盘",2,"10"\n鼠标,"1",5\n'.encode()),
+    ],
+)
+def test_edge_cases_that_still_hold_good_data(data_dir, name, raw):
+    (data_dir / "input" / f"{name}.csv").write_bytes(raw)
+    result = run(data_dir, f"{name}.csv")
+    assert result["status"] == "ok", result
+    assert result["data"]["revenue_by_category"] == [
+        {"category": "键盘", "revenue": 20},
+        {"category": "鼠标", "revenue": 5},
+    ]
+    assert result["data"]["row_count"] == 2
+
+
+def test_a_quoted_comma_stays_inside_its_field(data_dir):
+    write_csv(data_dir, "q.csv", 'category,quantity,unit_price\n"键盘, 无线",2,10\n')
+    assert run(data_dir, "q.csv")["data"]["top_category"] == "键盘, 无线"
+    write_csv(data_dir, "q2.csv", 'category,quantity,unit_price\n键盘,"1,200",10\n')
+    result = run(data_dir, "q2.csv")
+    assert result["error"]["code"] == "INVALID_ROW" and "'1,200'" in result["error"]["message"]
+
+
+def test_a_long_file_is_summed_exactly(data_dir):
+    rows = [(f"c{i % 7}", i % 13, i % 101) for i in range(200_000)]
+    text = "category,quantity,unit_price\n" + "".join(f"{c},{q},{p}\n" for c, q, p in rows)
+    write_csv(data_dir, "long.csv", text)
+    result = run(data_dir, "long.csv")
+    assert result["data"]["row_count"] == len(rows)
+    assert result["data"]["total_revenue"] == sum(q * p for _, q, p in rows)
+
+
+def test_a_huge_file_is_refused_without_reading_it(data_dir):
+    with open(data_dir / "input" / "huge.csv", "wb") as handle:
+        handle.write(EDGE_ROWS.encode())
+        handle.truncate(21 * 1024 * 1024)  # sparse: instant, no 21 MB written
+    result = run(data_dir, "huge.csv")
+    assert result["error"]["code"] == "FILE_TOO_LARGE"
+
+
+def test_a_giant_field_is_an_error_not_a_crash(data_dir):
+    write_csv(data_dir, "field.csv", 'category,quantity,unit_price\n"' + "x" * 200_000 + '",1,1\n')
+    result = run(data_dir, "field.csv")
+    assert result["error"]["code"] == "INVALID_CSV" and "field" in result["error"]["message"]
+
+
+def test_non_utf8_names_the_problem(data_dir):
+    (data_dir / "input" / "latin1.csv").write_bytes(b"category,quantity,unit_price\ncaf\xe9,1,1\n")
+    result = run(data_dir, "latin1.csv")
+    assert result["error"] == {"code": "INVALID_CSV", "message": "the file is not UTF-8 text"}

@@ -146,7 +146,9 @@ def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
         raise ModelConfigError(f"cannot read {path.name}: {type(exc).__name__}") from None
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
-            line = binding.original.line
+            # The parser counts blank lines before a bad line as part of it.
+            text = binding.original.string
+            line = binding.original.line + text[: len(text) - len(text.lstrip())].count("\n")
             raise ModelConfigError(f"{path.name} line {line} is not of the form KEY=VALUE")
     values = dotenv_values(stream=io.StringIO(text))
     return {k: v for k, v in values.items() if v}

@@ -18,6 +18,7 @@ from .registry import Tool, ToolRegistry, ToolResult, error, ok
 from .sandbox import resolve_inside
 
 REQUIRED_COLUMNS = ("category", "quantity", "unit_price")
+MAX_CSV_BYTES = 20 * 1024 * 1024  # a teaching tool; a bigger file is a mistake, not data
 REPO_DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
 
@@ -29,6 +30,10 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
     source = [f"input/{path.relative_to(input_dir.resolve()).as_posix()}"]
     if not path.is_file():
         return error("FILE_NOT_FOUND", f"no CSV file named {relative_path!r} in input/", source)
+    size = path.stat().st_size
+    if size > MAX_CSV_BYTES:
+        message = f"the file has {size} bytes; analyze_csv reads at most {MAX_CSV_BYTES}"
+        return error("FILE_TOO_LARGE", message, source)
 
     try:
         # utf-8-sig reads files with and without a byte-order mark alike.

@@ -1,0 +1,143 @@
+"""A recognisable fake key in the environment never shows up anywhere.
+
+Real models are switched on (``AGENTLAB_OFFLINE`` removed) and pointed at a
+loopback test server, so the cells and commands that use a real model
+really run and really send the key. Then every output, repr, warning, trace
+and file written during the run is searched for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from agentlab import Budget, run_agent
+from agentlab.clients import ModelConfigError, from_env, load_settings
+from agentlab.tools import sales_tools
+
+from .conftest import REPO
+from .fault_server import FaultServer
+
+KEY = "sk-agentlab-canary-0b9d47e1c3f2"
+
+
+def files_holding_the_key(folder: Path) -> list[str]:
+    return [str(p) for p in folder.rglob("*") if p.is_file() and KEY.encode() in p.read_bytes()]
+
+
+@pytest.fixture
+def keyed_env(monkeypatch, tmp_path):
+    """Real models on, the fake key everywhere a student might put one."""
+    server = FaultServer()
+    server.__enter__()
+    monkeypatch.delenv("AGENTLAB_OFFLINE", raising=False)
+    for name in ("LLM_API_KEY", "DASHSCOPE_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.setenv(name, KEY)
+    monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+    monkeypatch.setenv("LLM_MODEL", "canary-model")
+    monkeypatch.setenv("MODEL_BASE_URL", server.base_url)
+    monkeypatch.setenv("MODEL_NAME", "canary-model")
+    monkeypatch.setenv("AGENTLAB_RUNS_DIR", str(tmp_path / "runs"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))  # sandbox copies land here too
+    monkeypatch.chdir(tmp_path)
+    yield server
+    server.__exit__(None, None, None)
+
+
+def test_reprs_and_messages_never_show_the_key(keyed_env, tmp_path):
+    settings = load_settings()
+    client = from_env()
+    result = run_agent(
+        "分析 data/input/sales.csv",
+        client=client,
+        model=settings.model,
+        tools=sales_tools(REPO / "data"),
+        budget=Budget(max_steps=2),
+    )
+    assert keyed_env.requests[-1]["authorization"] == f"Bearer {KEY}"  # the key was used
+    for text in (
+        repr(settings),
+        str(settings),
+        repr(client),
+        repr(result),
+        str(result),
+        json.dumps(result.messages, ensure_ascii=False),
+        " ".join(result.warnings),
+    ):
+        assert KEY not in text
+    with pytest.raises(ModelConfigError) as info:
+        load_settings(
+            environ={"LLM_API_KEY": KEY + "-replace-with", "LLM_BASE_URL": "x", "LLM_MODEL": "m"}
+        )
+    assert KEY not in str(info.value)
+    assert files_holding_the_key(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", "分析 data/input/sales.csv，哪个类别销售额最高？"],
+        ["run", "--stream", "分析 data/input/sales.csv，哪个类别销售额最高？"],
+        ["demo"],
+    ],
+)
+def test_the_cli_never_prints_the_key(keyed_env, tmp_path, command):
+    done = subprocess.run(
+        [sys.executable, "-m", "agentlab", *command],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=os.environ.copy(),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert KEY not in done.stdout + done.stderr
+    assert files_holding_the_key(tmp_path) == []
+
+
+def test_a_key_echoing_server_does_not_leak_through_the_cli(keyed_env, tmp_path):
+    keyed_env.faults[:] = ["401"]
+    done = subprocess.run(
+        [sys.executable, "-m", "agentlab", "run", "hi"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=os.environ.copy(),
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1 and "check the API key" in done.stdout + done.stderr
+    assert KEY not in done.stdout + done.stderr
+    assert files_holding_the_key(tmp_path) == []
+
+
+def test_notebooks_never_show_the_key(keyed_env, tmp_path):
+    """Every chapter executed with real models switched on (ch01 and ch02 call the
+    loopback 'real' model); no output, trace or written file holds the key."""
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO / "notebooks", copy / "notebooks")
+    shutil.copytree(REPO / "data", copy / "data")
+    for path in sorted((copy / "notebooks").glob("*.ipynb")):
+        notebook = nbformat.read(path, as_version=4)
+        NotebookClient(
+            notebook,
+            timeout=180,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()
+        text = nbformat.writes(notebook)
+        assert KEY not in text, path.name
+        path.write_text(text, encoding="utf-8")
+    used = [r for r in keyed_env.requests if r["authorization"] == f"Bearer {KEY}"]
+    assert len(used) >= 2  # the real-model cells really ran against the server
+    assert files_holding_the_key(tmp_path) == []
