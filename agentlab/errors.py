@@ -15,6 +15,12 @@ logic           a check the task itself fails         normal feedback: counted a
                 (tests fail, file not as expected)    step, not as a tool failure
 ==============  ====================================  ==================================
 
+A retry waits ``retry_backoff_s`` (doubling each time) or what the service
+asked for in ``Retry-After`` / ``retry-after-ms``, whichever is longer, and
+only if that wait ends before the run's deadline; otherwise the run stops at
+once rather than sleeping until the deadline. A 401/403 message tells the
+student to check the API key.
+
 Tool error codes are mapped by :data:`TOOL_ERROR_CLASSES`; a code not listed
 is treated as ``invalid_input`` (feed it back, do not retry). Retrying a
 permission refusal or a failing test is the most common way to burn budget.
