@@ -1,6 +1,10 @@
 # Two commands: `make test` and `make lab`. Both build .venv from the pinned
 # set in requirements.lock the first time, and reuse it while nothing changed.
 
+# bash with pipefail, so `... | tee file` fails when the command before it does.
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
+
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -80,7 +84,8 @@ bench-peers: $(STAMP)
 	.venv-peers/bin/python -m pip install --quiet --disable-pip-version-check \
 		-r requirements.lock -r benchmarks/requirements-peers.txt
 	.venv-peers/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-	$(OFFLINE) .venv-peers/bin/python benchmarks/loop_overhead.py
+	@mkdir -p benchmarks/results
+	$(OFFLINE) .venv-peers/bin/python benchmarks/loop_overhead.py | tee benchmarks/results/peers.txt
 
 clean:
 	rm -rf $(VENV) .venv-peers $(BROWSER_VENV) browser-screenshots

@@ -230,6 +230,10 @@ class Budget:
         return guards
 
 
+# One encoder, made once: json.dumps with options builds a new one per call.
+CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
 def call_key(name: str, arguments: str | None) -> str:
     """Tool name + arguments in one canonical spelling, for repeat detection.
 
@@ -245,7 +249,7 @@ def call_key(name: str, arguments: str | None) -> str:
 
 def canonical_arguments(parsed: Any) -> str:
     """Parsed arguments in one canonical JSON spelling (sorted keys, paths normalised)."""
-    return json.dumps(_normalise(parsed), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return CANONICAL_JSON.encode(_normalise(parsed))
 
 
 def normalized_arguments(arguments: str | None) -> str:

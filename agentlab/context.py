@@ -27,8 +27,12 @@ KEY_LINE = re.compile(r"error|fail|exception|traceback|fatal|错误|失败|异�
 MARKER = "…[truncated: removed {removed} of {total} characters, kept {keys} key line(s); {where}]"
 
 
+# Made once (json.dumps with options builds a new encoder on every call).
+RESULT_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def serialised(result: dict[str, Any]) -> str:
-    return json.dumps(result, ensure_ascii=False)
+    return RESULT_JSON.encode(result)
 
 
 def fit_result(

@@ -41,7 +41,7 @@ from openai import Stream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 
-@dataclass(frozen=True)
+@dataclass
 class CallRequest:
     """A tool call as the model asked for it (arguments still a JSON string)."""
 
@@ -50,7 +50,7 @@ class CallRequest:
     arguments: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class ModelTurn:
     """What the model said in one request."""
 
@@ -83,6 +83,9 @@ class ModelFailure:
     message: str
     status_code: int | None = None
     retry_after: float | None = None  # seconds the service asked us to wait, if it did
+
+
+CHUNK_STREAM = Stream[ChatCompletionChunk]  # the SDK's stream type, subscripted once
 
 
 def request_turn(
@@ -127,7 +130,7 @@ def post_chat(client: openai.OpenAI, body: dict[str, Any], timeout: float | None
         cast_to=ChatCompletion,
         options=options,
         stream=bool(body.get("stream")),
-        stream_cls=Stream[ChatCompletionChunk],
+        stream_cls=CHUNK_STREAM,
     )
 
 

@@ -107,7 +107,7 @@ def print_delta(text: str) -> None:
     print(text, end="", flush=True)
 
 
-@dataclass(frozen=True)
+@dataclass
 class StreamedTurn(ModelTurn):
     """A ``ModelTurn`` that also keeps the raw fragments, for teaching."""
 

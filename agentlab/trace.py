@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# Made once; anything that is not JSON (a path, an exception) is written as text.
+EVENT_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
+
 
 def default_trace_dir() -> Path:
     return Path(os.environ.get("AGENTLAB_RUNS_DIR") or "runs")
@@ -72,7 +75,7 @@ class Trace:
             self.listener(fields)
         if self._file is None:
             return
-        line = (json.dumps(fields, ensure_ascii=False, default=str) + "\n").encode("utf-8")
+        line = (EVENT_JSON.encode(fields) + "\n").encode("utf-8")
         if self._fd is not None:
             os.write(self._fd, line)  # unbuffered: on disk the moment it happens
         else:  # closed (or never opened by Trace.open): append once
