@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +75,7 @@ def run_agent(
         raise ValueError("permission_errors must be 'stop' or 'feed_back'")
     run = RunState(task_id=task_id or uuid.uuid4().hex[:12], deadline=Deadline(budget.max_seconds))
     run.trace = Trace.open(trace_dir, run.task_id, on_event)
-    run.trace.event(event="start", task=task, model=model, stream=stream, budget=asdict(budget))
+    run.trace.event(event="start", task=task, model=model, stream=stream, budget=dict(vars(budget)))
     if not isinstance(task, str) or not task.strip():
         return run.finish("invalid_task", warning="the task is empty: no request was made")
 
