@@ -201,10 +201,8 @@ def plain_loop_fake(steps: int) -> float:
     return took
 
 
-def agentlab_own(steps: int, stream: bool, trace_root: str) -> float:
-    """Seconds of run_agent's own work: total minus the fake client and the tool."""
-    client = FakeClient(steps)
-    tools = TimedTools()
+def timed_run(client: Any, tools: ToolRegistry, steps: int, stream: bool, root: str) -> float:
+    """Seconds for one ``run_agent`` of the scenario (checked to have answered)."""
     started = time.perf_counter()
     result = run_agent(
         TASK,
@@ -214,29 +212,22 @@ def agentlab_own(steps: int, stream: bool, trace_root: str) -> float:
         system_prompt=SYSTEM,
         stream=stream,
         on_text=None,
-        trace_dir=trace_root,
-    )
-    took = time.perf_counter() - started
-    assert result.answer == answer_for(steps) and result.steps == steps, result.stop_reason
-    return took - client.seconds - tools.seconds
-
-
-def agentlab_e2e(steps: int, stream: bool, trace_root: str) -> float:
-    client = ScriptedClient(ticker(steps))
-    started = time.perf_counter()
-    result = run_agent(
-        TASK,
-        client=client,
-        tools=TOOLS,
-        budget=Budget(max_steps=steps),
-        system_prompt=SYSTEM,
-        stream=stream,
-        on_text=None,
-        trace_dir=trace_root,
+        trace_dir=root,
     )
     took = time.perf_counter() - started
     assert result.answer == answer_for(steps) and result.steps == steps, result.stop_reason
     return took
+
+
+def agentlab_own(steps: int, stream: bool, trace_root: str) -> float:
+    """Seconds of run_agent's own work: total minus the fake client and the tool."""
+    client, tools = FakeClient(steps), TimedTools()
+    took = timed_run(client, tools, steps, stream, trace_root)
+    return took - client.seconds - tools.seconds
+
+
+def agentlab_e2e(steps: int, stream: bool, trace_root: str) -> float:
+    return timed_run(ScriptedClient(ticker(steps)), TOOLS, steps, stream, trace_root)
 
 
 def seed_loop(steps: int, send: str) -> float:

@@ -91,15 +91,7 @@ def test_reprs_and_messages_never_show_the_key(keyed_env, tmp_path):
     ],
 )
 def test_the_cli_never_prints_the_key(keyed_env, tmp_path, command):
-    done = subprocess.run(
-        [sys.executable, "-m", "agentlab", *command],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=os.environ.copy(),
-        timeout=120,
-        check=False,
-    )
+    done = cli(*command)
     assert done.returncode in (0, 1), done.stderr
     assert KEY not in done.stdout + done.stderr
     assert files_holding_the_key(tmp_path) == []
@@ -107,18 +99,23 @@ def test_the_cli_never_prints_the_key(keyed_env, tmp_path, command):
 
 def test_a_key_echoing_server_does_not_leak_through_the_cli(keyed_env, tmp_path):
     keyed_env.faults[:] = ["401"]
-    done = subprocess.run(
-        [sys.executable, "-m", "agentlab", "run", "hi"],
+    done = cli("run", "hi")
+    assert done.returncode == 1 and "check the API key" in done.stdout + done.stderr
+    assert KEY not in done.stdout + done.stderr
+    assert files_holding_the_key(tmp_path) == []
+
+
+def cli(*arguments: str) -> subprocess.CompletedProcess:
+    """``python -m agentlab ...`` in this (keyed) environment, from the repository root."""
+    return subprocess.run(
+        [sys.executable, "-m", "agentlab", *arguments],
         capture_output=True,
         text=True,
         cwd=REPO,
         env=os.environ.copy(),
-        timeout=60,
+        timeout=120,
         check=False,
     )
-    assert done.returncode == 1 and "check the API key" in done.stdout + done.stderr
-    assert KEY not in done.stdout + done.stderr
-    assert files_holding_the_key(tmp_path) == []
 
 
 def test_notebooks_never_show_the_key(keyed_env, tmp_path):
