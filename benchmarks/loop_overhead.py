@@ -30,7 +30,6 @@ Rows:
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import sys
@@ -44,6 +43,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from agentlab import Budget, run_agent
 from agentlab.clients.scripted import Conversation, ScriptedClient, Turn, call, say
+from agentlab.context import serialised
 from agentlab.tools import Tool, ToolRegistry, ok
 
 try:  # the peer rows live beside this script
@@ -180,25 +180,34 @@ class TimedTools(ToolRegistry):
 # -- the rows ----------------------------------------------------------------------
 
 
-def plain_loop_fake(steps: int) -> float:
-    """Seconds for the smallest loop with the fake client."""
-    client = FakeClient(steps)
-    messages: list[dict[str, Any]] = [
+def bare_loop(ask: Callable[[list], Any], use_tool: Callable[[Any], dict], steps: int) -> float:
+    """Seconds for the smallest loop there is: ``ask`` the model with the
+    history, run each tool call it names with ``use_tool``, until it answers."""
+    history: list[dict[str, Any]] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": TASK},
     ]
     started = time.perf_counter()
-    while True:
-        message = client.post("/chat/completions", body={"messages": messages}).choices[0].message
-        if not message.tool_calls:
-            break
-        messages.append(message.model_dump(exclude_none=True))
-        for tc in message.tool_calls:
-            result = tick()
-            messages.append({"role": "tool", "tool_call_id": tc.id, "content": json.dumps(result)})
+    reply = ask(history)
+    while reply.tool_calls:
+        history.append(reply.to_dict())
+        history += [
+            {"role": "tool", "tool_call_id": c.id, "content": serialised(use_tool(c))}
+            for c in reply.tool_calls
+        ]
+        reply = ask(history)
     took = time.perf_counter() - started
-    assert message.content == answer_for(steps)
+    assert reply.content == answer_for(steps)
     return took
+
+
+def plain_loop_fake(steps: int) -> float:
+    client = FakeClient(steps)
+
+    def ask(history: list) -> Any:
+        return client.post("/chat/completions", body={"messages": history}).choices[0].message
+
+    return bare_loop(ask, lambda c: tick(), steps)
 
 
 def timed_run(client: Any, tools: ToolRegistry, steps: int, stream: bool, root: str) -> float:
@@ -231,36 +240,20 @@ def agentlab_e2e(steps: int, stream: bool, trace_root: str) -> float:
 
 
 def seed_loop(steps: int, send: str) -> float:
-    """The source articles' loop; ``send`` is "create" or "post"."""
+    """The source articles' loop over the scripted SDK client; ``send`` is
+    "create" (``chat.completions.create``) or "post" (``client.post``)."""
     client = ScriptedClient(ticker(steps))
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SYSTEM},
-        {"role": "user", "content": TASK},
-    ]
     schemas = TOOLS.schemas()
-    started = time.perf_counter()
-    while True:
+
+    def ask(history: list) -> Any:
         if send == "create":
-            response = client.chat.completions.create(model="m", messages=messages, tools=schemas)
+            completion = client.chat.completions.create(model="m", messages=history, tools=schemas)
         else:
-            body = {"model": "m", "messages": messages, "tools": schemas}
-            response = client.post("/chat/completions", body=body, cast_to=ChatCompletion)
-        message = response.choices[0].message
-        if not message.tool_calls:
-            break
-        messages.append(message.model_dump(exclude_none=True))
-        for tc in message.tool_calls:
-            result = TOOLS.call(tc.function.name, tc.function.arguments)
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": tc.id,
-                    "content": json.dumps(result, ensure_ascii=False),
-                }
-            )
-    took = time.perf_counter() - started
-    assert message.content == answer_for(steps)
-    return took
+            body = {"model": "m", "messages": history, "tools": schemas}
+            completion = client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+        return completion.choices[0].message
+
+    return bare_loop(ask, lambda c: TOOLS.call(c.function.name, c.function.arguments), steps)
 
 
 # -- measuring ---------------------------------------------------------------------

@@ -341,7 +341,7 @@ def save_screenshot(page: Page, tables, images, target: Path) -> None:
     for part in parts:
         sheet.paste(part, (0, top))
         top += part.height
-    target.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(target.parent, exist_ok=True)
     sheet.save(target)
 
 
