@@ -28,43 +28,25 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from agentlab.clients.scripted import (
+    Chunking,
+    RecordedRequest,
+    Reply,
+    completion_body,
+    stream_chunks,
+)
+
 MAX_WAIT_S = 10.0
 
 
-def completion(text: str, stream: bool) -> bytes:
-    if stream:
-        base = {"id": "f", "object": "chat.completion.chunk", "created": 0, "model": "fault"}
-        events = [
-            {
-                **base,
-                "choices": [
-                    {
-                        "index": 0,
-                        "delta": {"role": "assistant", "content": text},
-                        "finish_reason": None,
-                    }
-                ],
-            },
-            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-        ]
-        body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
-        return body.encode()
-    return json.dumps(
-        {
-            "id": "f",
-            "object": "chat.completion",
-            "created": 0,
-            "model": "fault",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }
-    ).encode()
+def completion(text: str, stream: bool, request: dict) -> bytes:
+    """A normal reply, built the way the scripted service builds its own."""
+    received = RecordedRequest(0, request.get("model", ""), request.get("messages", []), [], stream)
+    body = completion_body(Reply(content=text), received)
+    if not stream:
+        return json.dumps(body).encode()
+    chunks = stream_chunks(body, Chunking(), include_usage=False)
+    return ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode()
 
 
 class FaultServer:
@@ -95,7 +77,7 @@ class FaultServer:
                             "authorization": self.headers.get("authorization"),
                         }
                     )
-                server.handle(self, fault, number, bool(body.get("stream")))
+                server.handle(self, fault, number, body)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -117,15 +99,16 @@ class FaultServer:
         self.httpd.server_close()
         self.thread.join(timeout=5)
 
-    def handle(self, h: BaseHTTPRequestHandler, fault: str, number: int, stream: bool) -> None:
+    def handle(self, h: BaseHTTPRequestHandler, fault: str, number: int, request: dict) -> None:
+        stream = bool(request.get("stream"))
         kind, _, arg = fault.partition(":")
         if kind == "ok":
-            self.send(h, 200, completion(f"pong {number}", stream), stream)
+            self.send(h, 200, completion(f"pong {number}", stream, request), stream)
         elif kind == "hang":
             self.stopping.wait(MAX_WAIT_S)
             h.close_connection = True
         elif kind == "trickle":
-            body = completion(f"pong {number}", stream)
+            body = completion(f"pong {number}", stream, request)
             h.send_response(200)
             h.send_header("content-type", "text/event-stream" if stream else "application/json")
             h.send_header("content-length", str(len(body)))
