@@ -1,0 +1,65 @@
+"""Messages people read: Chinese by default, English behind one switch.
+
+Everything the package says to a person — warnings, stop messages, tool
+error messages, hints to the model, table labels, exercise feedback — is
+looked up here by key::
+
+    tr("guard.max_steps", cap=4)   # 达到步数上限 max_steps=4，仍未得到最终回答
+
+The switch is the environment variable ``AGENTLAB_LANG`` (``zh``, the
+default, or ``en``); :func:`set_language` sets it. Keeping the choice in the
+environment means child processes (isolated tools, sweep workers, notebook
+kernels started from a shell) speak the same language as their parent.
+
+Codes a program reads (``stop_reason``, ``outcome``, error ``code``) are not
+messages: they never change with the language.
+
+Why a catalog module and not stdlib ``gettext``: gettext reads compiled
+``.mo`` files, which need a build step (``msgfmt`` is not installed with
+Python) or a committed binary, and it picks the language from the system
+locale, whereas this course speaks Chinese whatever the machine's locale.
+A dict of (Chinese, English) pairs has no build step, keeps both versions of
+a message side by side for review, and a test checks every pair is complete.
+
+This module only looks texts up; it does not decide what to say.
+"""
+
+from __future__ import annotations
+
+import os
+import string
+
+ENV_VAR = "AGENTLAB_LANG"
+LANGUAGES = ("zh", "en")
+
+
+def language() -> str:
+    """The language messages are shown in: ``"zh"`` unless ``AGENTLAB_LANG`` says ``en``."""
+    value = os.environ.get(ENV_VAR, "").strip().lower()
+    return "en" if value.startswith("en") else "zh"
+
+
+def set_language(lang: str) -> None:
+    """Show messages in ``lang`` (``"zh"`` or ``"en"``) from now on, here and in children."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"language must be one of {LANGUAGES}, got {lang!r}")
+    os.environ[ENV_VAR] = lang
+
+
+def tr(key: str, **fields: object) -> str:
+    """The message ``key`` in the current language, with ``fields`` filled in.
+
+    Example: ``tr("guard.max_steps", cap=4)`` ->
+    ``"达到步数上限 max_steps=4，仍未得到最终回答"``.
+    """
+    zh, en = CATALOG[key]
+    return (en if language() == "en" else zh).format(**fields)
+
+
+def placeholders(template: str) -> set[str]:
+    """The ``{names}`` a template fills in (used by the catalog's own test)."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+# key: (Chinese, English). Keys are grouped by the module that uses them.
+CATALOG: dict[str, tuple[str, str]] = {}
