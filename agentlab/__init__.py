@@ -13,7 +13,7 @@ Follow one run through these modules, in this order:
 - ``deadline.py``     the one deadline every phase shares;
 - ``trace.py``        the run's events, on disk as JSON lines;
 - ``context.py``      truncating big outputs, folding old steps;
-- ``error_classes.py`` which failures are transient, invalid input, permission, logic;
+- ``failures.py``     naming a failure: transient, invalid input, permission or logic;
 - ``clients/``        scripted and real ``openai.OpenAI`` clients;
 - ``i18n.py``         every message people read, in Chinese and English;
 - ``report.py``       pandas tables and matplotlib charts (imported on demand).

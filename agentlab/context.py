@@ -30,7 +30,6 @@ from .i18n import tr
 KEY_LINE = re.compile(r"error|fail|exception|traceback|fatal|错误|失败|异常", re.IGNORECASE)
 MIN_OUTPUT_CHARS = 200  # below this not even a status and a note fit
 MAX_DEPTH = 6  # deeper than this, a value is summarised
-NOTE_ROOM = 160  # characters kept free for the "truncated" note
 
 
 def dumps(value: Any) -> str:
@@ -51,21 +50,15 @@ def fit_result(
     if len(full) <= max_chars:
         return full, 0
     where = tr("context.saved_as", path=saved_as) if saved_as else tr("context.not_saved")
-    room = max(max_chars - NOTE_ROOM, 40)
+    note = tr("context.note", total=len(full), where=where)
+    room = max_chars - len(dumps({"truncated": note}))  # what the note leaves for the rest
     for _ in range(10):  # fitting is estimated; tighten until it holds
-        fitted = dict(_fit(result, room, 0))
-        fitted["truncated"] = tr("context.note", total=len(full), where=where)
+        fitted = {**_fit_dict(result, max(room, 2), 0), "truncated": note}
         text = dumps(fitted)
         if len(text) <= max_chars:
-            break
-        room -= len(text) - max_chars + 10
-    else:  # nothing fits: keep only the status and the note
-        text = dumps(
-            {
-                "status": result.get("status"),
-                "truncated": tr("context.note", total=len(full), where=""),
-            }
-        )[:max_chars]
+            return text, len(full) - len(text)
+        room -= len(text) - max_chars
+    text = dumps({"status": result.get("status"), "truncated": note[: max_chars // 2]})
     return text, len(full) - len(text)
 
 
@@ -108,26 +101,29 @@ def _fit_list(items: list[Any], room: int, depth: int) -> list[Any]:
 def _fit_dict(fields: dict[str, Any], room: int, depth: int) -> dict[str, Any]:
     """Fields share the room: small ones are kept whole, big ones split the rest.
 
-    If there are too many fields for each to get a useful share, the first
-    ones are kept and the count of the others is given under ``"…"``.
+    When there are too many fields for each to get a useful share, fields are
+    kept in order while they fit (a big one cut to the room left) and the
+    count of the others is given under ``"…"``.
     """
     sizes = {key: len(dumps(value)) for key, value in fields.items()}
     overhead = {key: len(dumps(key)) + 4 for key in fields}  # "key": , and spaces
-    available = room - 2 - sum(overhead.values())
-    share = _fair_share(list(sizes.values()), available)
-    if share >= 24 or share >= max(sizes.values()):
+    share = _fair_share(list(sizes.values()), room - 2 - sum(overhead.values()))
+    if share >= min(24, max(sizes.values(), default=0)):
         return {
             key: _fit(value, min(sizes[key], share), depth + 1) for key, value in fields.items()
         }
     kept: dict[str, Any] = {}
-    used = 2 + len(dumps({"…": tr("context.more_keys", count=len(fields))}))
+    left = room - 2 - len(dumps({"…": tr("context.more_keys", count=len(fields))}))
     for key, value in fields.items():
-        size = overhead[key] + sizes[key]
-        if used + size > room:
-            break
-        kept[key] = value
-        used += size
-    kept["…"] = tr("context.more_keys", count=len(fields) - len(kept))
+        if overhead[key] + sizes[key] <= left:
+            kept[key] = value
+        elif left - overhead[key] >= 40:  # room for a useful piece of this one
+            kept[key] = _fit(value, left - overhead[key], depth + 1)
+        else:
+            continue
+        left -= overhead[key] + len(dumps(kept[key]))
+    if len(kept) < len(fields):
+        kept["…"] = tr("context.more_keys", count=len(fields) - len(kept))
     return kept
 
 
@@ -165,8 +161,9 @@ def _fit_text(text: str, room: int) -> str:
 def shrink_text(text: str, limit: int) -> str:
     """Head + key lines + tail of ``text`` in about ``limit`` characters, with a marker.
 
-    Key lines (errors, failures, tracebacks) from the part that would be
-    lost are kept in preference to ordinary lines.
+    Whole lines are taken from the start and the end in turn with two thirds
+    of the room; key lines (errors, failures, tracebacks) from the middle
+    come next; whatever room is left goes to more lines at both ends.
     """
     if len(text) <= limit:
         return text
@@ -177,30 +174,44 @@ def shrink_text(text: str, limit: int) -> str:
         half = budget // 2
         marker = tr("context.marker", removed=len(text) - 2 * half, total=len(text), keys=0)
         return text[:half] + "\n" + marker + "\n" + text[len(text) - half :]
-    head, tail, keys = [], [], []
-    each = budget * 2 // 5
-    used = 0
-    for line in lines:
-        if used + len(line) > each:
+    head, tail, left = _take_ends(lines, 0, len(lines), budget * 2 // 3, set())
+    left += budget - budget * 2 // 3
+    keys: set[int] = set()
+    for number in range(head, tail):
+        if KEY_LINE.search(lines[number]) and len(lines[number]) <= left:
+            keys.add(number)
+            left -= len(lines[number])
+    head, tail, left = _take_ends(lines, head, tail, left, keys)
+    middle = [lines[n] for n in sorted(keys) if head <= n < tail]
+    start, end = "".join(lines[:head]), "".join(lines[tail:])
+    removed = len(text) - len(start) - len(end) - sum(map(len, middle))
+    marker = tr("context.marker", removed=removed, total=len(text), keys=len(middle))
+    return start + "".join(middle) + marker + "\n" + end
+
+
+def _take_ends(
+    lines: list[str], head: int, tail: int, room: int, already: set[int]
+) -> tuple[int, int, int]:
+    """Keep more whole lines from the start and the end, in turn, while they fit.
+
+    ``lines[:head]`` and ``lines[tail:]`` are kept already; lines in
+    ``already`` cost nothing (they are kept as key lines). Returns the new
+    ``head``, ``tail`` and the room left.
+    """
+    while head < tail:
+        grew = False
+        for from_start in (True, False):
+            if head >= tail:
+                break
+            number = head if from_start else tail - 1
+            cost = 0 if number in already else len(lines[number])
+            if cost <= room:
+                room -= cost
+                head, tail = (head + 1, tail) if from_start else (head, tail - 1)
+                grew = True
+        if not grew:
             break
-        head.append(line)
-        used += len(line)
-    used = 0
-    for line in reversed(lines[len(head) :]):
-        if used + len(line) > each:
-            break
-        tail.insert(0, line)
-        used += len(line)
-    middle = lines[len(head) : len(lines) - len(tail)]
-    left = budget - sum(map(len, head)) - sum(map(len, tail))
-    for line in middle:
-        if KEY_LINE.search(line) and len(line) <= left:
-            keys.append(line)
-            left -= len(line)
-    kept = "".join(head) + "".join(keys)
-    removed = len(text) - len(kept) - sum(map(len, tail))
-    marker = tr("context.marker", removed=removed, total=len(text), keys=len(keys))
-    return kept + marker + "\n" + "".join(tail)
+    return head, tail, room
 
 
 def _summary(value: Any, room: int) -> str:

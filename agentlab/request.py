@@ -28,8 +28,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import openai
@@ -37,7 +35,7 @@ from openai import Stream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from .deadline import TimedOut, run_within
-from .error_classes import model_failure_class
+from .failures import ModelFailure, failure_from, model_failure_class
 from .i18n import tr
 from .result import RunState, Stop
 from .retry import retry_wait
@@ -79,16 +77,6 @@ class ModelTurn:
                 for c in self.calls
             ]
         return message
-
-
-@dataclass(frozen=True)
-class ModelFailure:
-    """The request failed; ``message`` says how, without any secret."""
-
-    kind: str  # "http_status" | "connection" | "timeout" | "bad_reply"
-    message: str
-    status_code: int | None = None
-    retry_after: float | None = None  # seconds the service asked us to wait, if it did
 
 
 def decide(
@@ -286,48 +274,3 @@ def make_turn(
         finish_reason=finish_reason,
         fragments=fragments,
     )
-
-
-def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
-    """Name a failed request. ``secret`` (the API key) is blanked out of the
-    message, in case a service echoes it back in an error."""
-    if isinstance(exc, openai.APIStatusError):
-        failure = ModelFailure(
-            "http_status", _status_message(exc), exc.status_code, retry_after(exc.response)
-        )
-    elif isinstance(exc, openai.APITimeoutError):
-        failure = ModelFailure("timeout", tr("model.timed_out"))
-    elif isinstance(exc, openai.APIConnectionError):
-        failure = ModelFailure("connection", tr("model.unreachable", error=exc))
-    else:
-        failure = ModelFailure(
-            "bad_reply", tr("model.bad_reply", error=f"{type(exc).__name__}: {exc}")
-        )
-    if secret and len(secret) >= 8 and secret in failure.message:
-        failure = replace(failure, message=failure.message.replace(secret, "***"))
-    return failure
-
-
-def retry_after(response: Any) -> float | None:
-    """The wait a 429/503 asks for: ``retry-after-ms``, or ``Retry-After`` in
-    seconds or as an HTTP date. ``None`` when absent or unreadable."""
-    headers = getattr(response, "headers", None) or {}
-    try:
-        if headers.get("retry-after-ms"):
-            return max(0.0, float(headers["retry-after-ms"]) / 1000)
-        value = headers.get("retry-after")
-        if not value:
-            return None
-        if value.strip().replace(".", "", 1).isdigit():
-            return float(value)
-        when = parsedate_to_datetime(value)
-        return max(0.0, (when - datetime.now(UTC)).total_seconds())
-    except (TypeError, ValueError):
-        return None
-
-
-def _status_message(exc: openai.APIStatusError) -> str:
-    detail = exc.body.get("message") if isinstance(exc.body, dict) else None
-    if not detail and isinstance(exc.body, dict) and isinstance(exc.body.get("error"), dict):
-        detail = exc.body["error"].get("message")
-    return tr("model.http_status", status=exc.status_code, detail=detail or exc.message)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from .context import fit_result
 from .deadline import Deadline
-from .error_classes import tool_error_class
+from .failures import tool_error_class
 from .i18n import tr
 from .tools.registry import ToolResult, canonical_arguments
 from .trace import Trace

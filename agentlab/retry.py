@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .error_classes import model_failure_class
+from .failures import ModelFailure, model_failure_class
 from .i18n import tr
 from .result import Stop
 
 if TYPE_CHECKING:
     from .budget import Budget
     from .deadline import Deadline
-    from .request import ModelFailure
+
 
 MAX_RETRY_WAIT_S = 60.0  # a Retry-After longer than this is not worth waiting for
 

@@ -16,7 +16,7 @@ import pytest
 import agentlab
 from agentlab import OUTCOMES, STOP_REASONS, Budget, run_agent
 from agentlab.clients import scripted
-from agentlab.error_classes import TOOL_ERROR_CLASSES
+from agentlab.failures import TOOL_ERROR_CLASSES
 from agentlab.i18n import CATALOG, language, placeholders, set_language, tr
 from agentlab.tools import sales_tools
 
