@@ -82,7 +82,7 @@ def test_every_code_has_a_meaning_in_the_glossary():
 
 
 def test_chinese_by_default_english_behind_one_switch(monkeypatch):
-    monkeypatch.delenv("AGENTLAB_LANG", raising=False)
+    monkeypatch.setenv("AGENTLAB_LANG", "")  # so that set_language's change is undone after
     assert language() == "zh"
 
     def warning() -> str:
