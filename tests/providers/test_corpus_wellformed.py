@@ -9,7 +9,6 @@ agentlab: replaying the corpus through the agent loop is a separate test.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -22,17 +21,12 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from ..conftest import plain_client
 
 HERE = Path(__file__).parent
-REPO = HERE.parents[1]
-# Transcripts live in two places: those copied from single files or issue threads are
-# committed here; those taken from fetched repository snapshots may only be kept in the
-# steering repo's shared/ folder (next to the checkout, also in CI). AGENTLAB_PROVIDER_CORPUS
-# names one more folder of the same layout, e.g. a draft not yet placed in shared/.
-ROOTS = [HERE / "transcripts", REPO.parent / "shared" / "provider-transcripts"]
-if os.environ.get("AGENTLAB_PROVIDER_CORPUS"):
-    ROOTS.append(Path(os.environ["AGENTLAB_PROVIDER_CORPUS"]))
-FILES = sorted({f.resolve() for root in ROOTS for f in root.glob("*/*.json")})
+# Every transcript is committed here. Each was copied from text read through the search
+# index's file look-ups or from an issue thread, never from a fetched repository snapshot
+# (whose data may not be committed); `retrieved` says which.
+FILES = sorted((HERE / "transcripts").glob("*/*.json"))
 IDS = [f"{f.parent.name}/{f.stem}" for f in FILES]
-SHARED_PRESENT = len(FILES) > len(list((HERE / "transcripts").glob("*/*.json")))
+RETRIEVED = {"search index (read_file)", "search index (issues corpus)"}
 # Error transcripts carry expect.error instead of an assembled reply.
 ERRORS = [f for f in FILES if "error" in json.loads(f.read_text(encoding="utf-8"))["expect"]]
 REPLIES = [f for f in FILES if f not in ERRORS]
@@ -94,10 +88,14 @@ def test_required_fields_and_provenance(transcript):
     assert isinstance(t["quirks"], list) and t["quirks"]
     source = t["source"]
     assert source["url"].startswith("https://")
+    assert t["retrieved"] in RETRIEVED
     if "repo" in source:
         assert re.fullmatch(r"[0-9a-f]{40}", source["commit"])
         assert source["path"] and source["repo"].count("/") == 1
         assert source["commit"] in source["url"] and source["path"] in source["url"]
+        assert t["retrieved"] == "search index (read_file)"
+    else:
+        assert "/issues/" in source["url"] or "/pull/" in source["url"]
     if t["kind"] == "documented_example":
         assert "document" in t["notes"].lower()
 
@@ -228,10 +226,6 @@ def test_ids_are_unique():
     assert len(set(IDS)) == len(IDS)
 
 
-@pytest.mark.skipif(
-    not SHARED_PRESENT,
-    reason="only committed transcripts are here; the rest belong in shared/provider-transcripts",
-)
 def test_corpus_size_and_spread():
     corpus = [load(f) for f in FILES]
     providers = {t["provider"] for t in corpus}
@@ -241,10 +235,47 @@ def test_corpus_size_and_spread():
     plain = {t["provider"] for t in corpus if not t["stream"]}
     assert len(streamed & plain) >= 6, "most providers need both a streamed and a plain reply"
     assert sum(t["kind"] == "recorded" for t in corpus) >= 24
+    wanted = {
+        "openai",
+        "deepseek",
+        "qwen-dashscope",
+        "gemini-openai",
+        "mistral",
+        "groq",
+        "ollama",
+        "vllm",
+        "llamacpp",
+    }
+    assert wanted <= providers, sorted(wanted - providers)
+
+
+def test_corpus_covers_the_quirks_issue_14_names():
+    """The replies the loop must get right are all here at least once."""
+    corpus = [load(f) for f in FILES]
+
+    def has(quirk: str, provider: str | None = None) -> bool:
+        return any(quirk in t["quirks"] and provider in (None, t["provider"]) for t in corpus)
+
+    thinking_calls = [
+        t
+        for t in corpus
+        if t["provider"] == "deepseek"
+        and not is_error(t)
+        and t["expect"]["reasoning"]
+        and t["expect"]["tool_calls"]
+    ]
+    assert {t["stream"] for t in thinking_calls} == {True, False}
+    assert has("thought_signature_on_tool_call", "gemini-openai")
+    assert has("typed_content_parts", "mistral")
+    assert has("legacy_function_call")
+    assert has("fragment_without_index")
+    assert has("reasoning_content", "qwen-dashscope")
 
 
 def test_readme_lists_every_transcript():
-    """The README table names every transcript found, committed or in shared/."""
+    """The README table names every committed transcript, and nothing else."""
     readme = (HERE / "README.md").read_text(encoding="utf-8")
     missing = [i for i in IDS if f"`{i}`" not in readme]
     assert not missing, missing
+    rows = re.findall(r"^\| `([\w.-]+/[\w.-]+)` \|", readme, re.M)
+    assert sorted(rows) == sorted(IDS)
