@@ -24,6 +24,7 @@ decide when to stop.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ import openai
 from openai import Stream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from . import quirks
 from .deadline import TimedOut, run_within
 from .failures import ModelFailure, failure_from, model_failure_class
 from .i18n import tr
@@ -49,6 +51,8 @@ class CallRequest:
     id: str
     name: str
     arguments: str
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the provider added to the call (Gemini 3: ``extra_content``)."""
 
 
 @dataclass
@@ -63,16 +67,27 @@ class ModelTurn:
     """``"length"``: the service cut the reply off."""
     fragments: tuple[Fragment, ...] = ()
     """Streamed replies: the tool-call fragments as they arrived (for teaching)."""
+    reasoning: str | None = None
+    """The model's thinking, kept apart from the answer (``None``: it showed none)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the provider added to its message (DeepSeek: ``reasoning_content``)."""
+    notes: tuple[str, ...] = ()
+    """Warnings about how the reply had to be read (e.g. a legacy ``function_call``)."""
 
     def as_message(self) -> dict[str, Any]:
-        """The assistant message that goes back into the history."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        """The assistant message that goes back into the history.
+
+        The provider's own fields go back exactly as they came: DeepSeek's
+        thinking mode and Gemini 3 refuse the next request without them.
+        """
+        message: dict[str, Any] = {"role": "assistant", "content": self.content, **self.extra}
         if self.calls:
             message["tool_calls"] = [
                 {
                     "id": c.id,
                     "type": "function",
                     "function": {"name": c.name, "arguments": c.arguments},
+                    **c.extra,
                 }
                 for c in self.calls
             ]
@@ -122,9 +137,14 @@ def _ask_in_time(
         if on_text is not None and not given_up.is_set():
             on_text(text)
 
+    def show_reasoning(text: str) -> None:
+        if run.on_reasoning is not None and not given_up.is_set():
+            run.on_reasoning(text)
+
     def ask() -> ModelTurn | ModelFailure:
         timeout = run.deadline.remaining()
-        return request_turn(client, model, list(run.messages), schemas, timeout, stream, show)
+        messages = list(run.messages)
+        return request_turn(client, model, messages, schemas, timeout, stream, show, show_reasoning)
 
     try:
         return run_within(ask, run.deadline.remaining(), "decide")
@@ -138,7 +158,9 @@ def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> Mod
     run.tokens += turn.tokens
     if not turn.usage_reported:
         run.warn(tr("model.no_usage"))
-    if turn.finish_reason == "length":
+    for note in turn.notes:
+        run.warn(note)
+    if turn.finish_reason == "length" and not turn.calls:  # cut-off calls stop the run (loop.py)
         run.warn(tr("model.cut_off"))
     turn = _with_usable_ids(turn, run)
     _trace_attempt(
@@ -148,6 +170,7 @@ def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> Mod
         "ok",
         tokens=turn.tokens,
         content=turn.content,
+        reasoning=turn.reasoning,
         calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in turn.calls],
         finish_reason=turn.finish_reason,
     )
@@ -167,7 +190,7 @@ def _with_usable_ids(turn: ModelTurn, run: RunState) -> ModelTurn:
             fresh = f"call_{run.steps}_{position}"
             while fresh in run.call_ids:
                 fresh += "_"
-            run.warn(tr("model.call_id_renamed", id=repr(call.id)))
+            run.warn(tr("model.call_id_renamed", id=repr(call.id or None)))
             calls[position] = replace(call, id=fresh)
         run.call_ids.add(calls[position].id)
     return replace(turn, calls=calls)
@@ -193,18 +216,20 @@ def request_turn(
     timeout: float | None = None,
     stream: bool = False,
     on_text: Callable[[str], None] | None = print_delta,
+    on_reasoning: Callable[[str], None] | None = None,
 ) -> ModelTurn | ModelFailure:
     """Make one chat-completions request; with ``stream=True`` text goes to
-    ``on_text`` as it arrives and the turn keeps the tool-call fragments."""
+    ``on_text`` and reasoning to ``on_reasoning`` as they arrive, and the turn
+    keeps the tool-call fragments."""
     try:
         reply = post_chat(client, request_body(model, messages, tools, stream), timeout)
         if not stream:
             return turn_from_completion(reply)
         with reply:
-            streamed = read_stream(reply, on_text)
-        calls = [CallRequest(*call) for call in streamed.calls]
+            s = read_stream(reply, on_text, on_reasoning)
+        calls = [CallRequest(*call) for call in s.calls]
         return make_turn(
-            streamed.content, calls, streamed.usage, streamed.finish_reason, streamed.fragments
+            s.content, calls, s.usage, s.finish_reason, s.fragments, s.reasoning, s.extra, s.notes
         )
     except Exception as exc:  # whatever the service or its reply does, the run survives
         return failure_from(exc, secret=getattr(client, "api_key", None))
@@ -242,20 +267,45 @@ def post_chat(client: openai.OpenAI, body: dict[str, Any], timeout: float | None
 
 
 def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
-    """Read text, tool calls and usage out of a parsed ``ChatCompletion``."""
+    """Read text, reasoning, tool calls and usage out of a parsed ``ChatCompletion``."""
     choices = getattr(response, "choices", None)
     if not choices:
         return ModelFailure("bad_reply", tr("model.no_choices"))
     message = choices[0].message
-    calls = []
-    for tc in message.tool_calls or []:
-        function = getattr(tc, "function", None)
-        if function is None:  # e.g. a "custom" tool call: not something we offered
-            calls.append(CallRequest(tc.id, f"<{tc.type}>", ""))
-        else:
-            calls.append(CallRequest(tc.id, function.name, function.arguments or ""))
+    calls = [_call_from(tc) for tc in message.tool_calls or []]
+    content, reasoning, extra, notes = message.content, None, {}, ()
+    if not _plain(message):  # reasoning, typed parts, a provider's own fields, a legacy call
+        content, reasoning, extra, legacy = quirks.read_message(message)
+        if legacy and not calls:  # the deprecated functions API: one call, no id
+            calls = [CallRequest("", _text(legacy.name), _text(legacy.arguments))]
+            notes = (tr("provider.legacy_function_call"),)
     usage = getattr(response, "usage", None)
-    return make_turn(message.content, calls, usage, getattr(choices[0], "finish_reason", None))
+    finish_reason = getattr(choices[0], "finish_reason", None)
+    return make_turn(content, calls, usage, finish_reason, (), reasoning, extra, notes)
+
+
+def _plain(message: Any) -> bool:
+    """The plain OpenAI shape: text (no ``<think>`` block) or null, and tool calls."""
+    content = message.content
+    if content is not None and not (isinstance(content, str) and "<think>" not in content[:64]):
+        return False
+    return not getattr(message, "model_extra", None) and message.function_call is None
+
+
+def _call_from(tc: Any) -> CallRequest:
+    extra = quirks.kept_fields(tc) if getattr(tc, "model_extra", None) else {}
+    function = getattr(tc, "function", None)
+    if function is None:  # e.g. a "custom" tool call: not something we offered
+        return CallRequest(_text(tc.id), f"<{_text(getattr(tc, 'type', None))}>", "", extra)
+    return CallRequest(_text(tc.id), _text(function.name), _text(function.arguments), extra)
+
+
+def _text(value: Any) -> str:
+    """A field that should be a string, as one: missing is ``""``, and JSON
+    values (some services send the arguments as an object) become JSON text."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
 
 
 def make_turn(
@@ -264,13 +314,38 @@ def make_turn(
     usage: Any,
     finish_reason: str | None,
     fragments: tuple[Fragment, ...] = (),
+    reasoning: str | None = None,
+    extra: dict[str, Any] | None = None,
+    notes: tuple[str, ...] = (),
 ) -> ModelTurn:
-    """A turn from a reply's parts, streamed or not; ``usage`` may be missing."""
+    """A turn from a reply's parts, streamed or not; ``usage`` may be missing.
+
+    Empty or blank text is no text (``None``); tokens are the reply's
+    ``total_tokens`` (thinking included), else prompt plus completion tokens.
+    """
+    tokens = _total_tokens(usage)
     return ModelTurn(
-        content=content,
+        content=content if isinstance(content, str) and content.strip() else None,
         calls=calls,
-        tokens=usage.total_tokens if usage else 0,
-        usage_reported=usage is not None,
-        finish_reason=finish_reason,
+        tokens=tokens or 0,
+        usage_reported=tokens is not None,
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
         fragments=fragments,
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning.strip() else None,
+        extra=dict(extra or {}),
+        notes=tuple(notes),
     )
+
+
+def _total_tokens(usage: Any) -> int | None:
+    total, prompt, completion = (
+        getattr(usage, name, None)
+        for name in ("total_tokens", "prompt_tokens", "completion_tokens")
+    )
+    if _is_count(total):
+        return total
+    return prompt + completion if _is_count(prompt) and _is_count(completion) else None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
