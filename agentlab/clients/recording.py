@@ -154,6 +154,7 @@ class RecordingTransport(httpx2.BaseTransport):
 
     def __init__(self, inner: httpx2.BaseTransport, recorder: Recorder) -> None:
         self.inner, self.recorder = inner, recorder
+        self.owner: Any = None
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         request.read()
@@ -209,8 +210,11 @@ def recording(
     recorder.save()  # the file exists at once, even if the run never reaches the service
     # The SDK keeps its HTTP client and that client its transport in private
     # attributes; without them (another SDK version) a plain transport is used.
-    inner = getattr(getattr(client, "_client", None), "_transport", None) or httpx2.HTTPTransport()
-    http = httpx2.Client(transport=RecordingTransport(inner, recorder), follow_redirects=True)
+    original = getattr(client, "_client", None)
+    inner = getattr(original, "_transport", None) or httpx2.HTTPTransport()
+    transport = RecordingTransport(inner, recorder)
+    transport.owner = original  # it closes the shared connections once nothing uses them
+    http = httpx2.Client(transport=transport, follow_redirects=True)
     return client.with_options(http_client=http)
 
 
