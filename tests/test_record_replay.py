@@ -257,3 +257,31 @@ def test_cli_replay_errors_are_one_line(argv, fragment, tmp_path, monkeypatch, c
         main(argv)
     err = capsys.readouterr().err
     assert info.value.code == 2 and len(err.strip().splitlines()) == 1 and fragment in err
+
+
+def test_a_hand_made_recording_without_request_bodies_replays_a_corpus_transcript():
+    """How a notebook can replay a provider's recorded reply keyless: requests left
+    out (null) are answered without comparison; the closing answer is constructed."""
+    closing = final_answer("晴，18 度。")({"stream": True, "model": "deepseek-v4-flash"}).body
+    document = {
+        "format": FORMAT,
+        "provider": "deepseek",
+        "model": "deepseek-v4-flash",
+        "exchanges": [
+            {
+                "request": {"body": None},
+                "response": {
+                    "status": 200,
+                    "headers": {"content-type": "text/event-stream"},
+                    "text": text,
+                },
+            }
+            for text in (THINKING_STREAM["response"]["sse"], closing.decode())
+        ],
+    }
+    shown: list[str] = []
+    client = ReplayClient(document)
+    result = run(client, on_reasoning=shown.append)
+    assert result.outcome == "completed" and client.divergences == []
+    assert "".join(shown) == THINKING_STREAM["expect"]["reasoning"] + "\n"
+    assert result.messages[2]["reasoning_content"] == THINKING_STREAM["expect"]["reasoning"]

@@ -18,6 +18,8 @@ class. ``strict=True`` (for CI) answers a diverging request with HTTP 400
 instead, whose message is the divergence, so the run ends ``model_error``
 saying what changed. A request whose ``stream`` flag differs is refused
 either way: the recorded bytes could not be read as the other kind of reply.
+A recording made by hand may leave a request body out (``null``): that
+request is then answered without being compared.
 
 The file (``agentlab-recording/1``, UTF-8 JSON)::
 
@@ -320,7 +322,7 @@ class Replayer:
             return _refusal(tr("replay.ran_out", number=number, count=len(exchanges)))
         exchange = exchanges[number - 1] if isinstance(exchanges[number - 1], dict) else {}
         recorded = (exchange.get("request") or {}).get("body")
-        found = first_difference(recorded, body)
+        found = None if recorded is None else first_difference(recorded, body)
         if found:
             divergence = Divergence(number, *found)
             with self.lock:
