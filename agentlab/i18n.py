@@ -196,6 +196,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{steps} steps in a row brought nothing new; stuck at {where}",
     ),
     "guard.rejected": ("被完成检查驳回的回答", "answers the check rejected"),
+    "guard.deadline_near": (
+        "运行的 {seconds} 秒截止时间快到了，剩下的时间不够再做完整的一步",
+        "the run's {seconds} s deadline is near: not enough time left for another full step",
+    ),
     # -- loop.py: the loop, the tool phase, the completion check --
     "loop.empty_task": ("任务是空的：没有发出任何请求", "the task is empty: no request was made"),
     "loop.not_done": ("还没有完成：{reason}", "Not done yet: {reason}"),
@@ -207,6 +211,17 @@ CATALOG: dict[str, tuple[str, str]] = {
     "loop.refused": ("{name} 被拒绝：{reason}", "{name} was refused: {reason}"),
     "loop.check_raised": ("完成检查抛出了异常：{error}", "the completion check raised {error}"),
     "loop.check_failed": ("完成检查没有通过", "the completion check failed"),
+    "loop.wrap_up": (
+        "预算即将用完（{reason}）。不要再调用工具。请只根据目前已经得到的信息，"
+        "说明已经完成了什么、还差什么；这不是最终答案。",
+        "The budget is about to run out ({reason}). Do not call any more tools. Using only "
+        "what you have so far, say what is done and what is still missing; this is not a "
+        "final answer.",
+    ),
+    "loop.no_tools_now": (
+        "这一步不能再调用工具：预算已经用完",
+        "no tools can be called in this step: the budget has run out",
+    ),
     # -- deadline stops, by phase --
     "deadline.decide": (
         "模型没有在运行的 {seconds} 秒截止时间内回复",
@@ -263,6 +278,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "result.answered_after_error": (
         "模型在工具出错之后直接给出了回答（{codes}）",
         "the model answered right after a tool error ({codes})",
+    ),
+    "result.partial_answer": (
+        "预算用完前，模型按要求给出了阶段性总结（partial_answer）；它不是最终答案",
+        "before the budget ran out the model summed up what it had (partial_answer); "
+        "it is not a final answer",
     ),
     # -- trace.py --
     "trace.write_failed": (
