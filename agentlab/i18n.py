@@ -134,7 +134,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "检查你的答案时出错：{error}",
         "checking your answer failed: {error}",
     ),
-    "exercise.verify.line": ("{mark} {id:<22} {label}：{message}", "{mark} {id:<22} {label}: {message}"),
+    "exercise.verify.line": (
+        "{mark} {id:<22} {label}：{message}",
+        "{mark} {id:<22} {label}: {message}",
+    ),
     "exercise.verify.reference": ("参考答案", "reference"),
     "exercise.verify.starter": ("起始代码", "starter"),
     "exercise.verify.wrong": ("错误答案 {n}（{label}）", "wrong answer {n} ({label})"),
@@ -179,7 +182,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "在场景「{scenario}」里运行 {name}",
         "running {name} in the scenario “{scenario}”",
     ),
-    "exercise.loop.scenario_says": ("场景「{scenario}」：{detail}", "scenario “{scenario}”: {detail}"),
+    "exercise.loop.scenario_says": (
+        "场景「{scenario}」：{detail}",
+        "scenario “{scenario}”: {detail}",
+    ),
     "exercise.loop.nothing": ("（没有）", "(nothing)"),
     "exercise.loop.no_task": (
         "第 1 次请求里，system 消息之后应该是 role=user 的任务消息（content 就是 task）",
@@ -295,8 +301,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "2. 每一步请求一次模型：`client.chat.completions.create(model=..., messages=messages, "
         "tools=tools.schemas())`，最多请求 `max_steps` 次；\n"
         "3. 把 assistant 消息放回 `messages`：`role`、`content`，有工具调用时再带上 "
-        "`tool_calls`（每个是 `{{\"id\", \"type\": \"function\", \"function\": {{\"name\", "
-        "\"arguments\"}}}}`）；\n"
+        '`tool_calls`（每个是 `{{"id", "type": "function", "function": {{"name", '
+        '"arguments"}}}}`）；\n'
         "4. 回复里没有 `tool_calls`：这就是最终答案，返回 `messages`；\n"
         "5. 否则按顺序执行每个调用：`tools.call(名字, 参数 JSON 字符串)`（未知工具、坏参数、"
         "工具抛异常，它都会变成结构化的错误结果），每个调用追加一条 `role: tool` 消息，"
@@ -311,8 +317,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "2. each step makes one model request, `client.chat.completions.create(model=..., "
         "messages=messages, tools=tools.schemas())`, at most `max_steps` times;\n"
         "3. put the assistant message back into `messages`: `role`, `content`, and "
-        "`tool_calls` when there are any (each `{{\"id\", \"type\": \"function\", "
-        "\"function\": {{\"name\", \"arguments\"}}}}`);\n"
+        '`tool_calls` when there are any (each `{{"id", "type": "function", '
+        '"function": {{"name", "arguments"}}}}`);\n'
         "4. a reply without `tool_calls` is the final answer: return `messages`;\n"
         "5. otherwise run each call in order with `tools.call(name, arguments_json)` (an "
         "unknown tool, bad arguments or a tool that raises all come back as structured error "
@@ -348,7 +354,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "**动手清单 1：看历史怎样一轮轮长起来。** 写 `history_lengths(task, client, tools)`："
         "用 `run_agent` 跑一遍 `task`，返回每一次模型请求时 `messages` 的条数（整数列表）。"
         "`ScriptedClient` 把收到的每次请求记在 `client.requests` 里。检查会在 TODO 任务和"
-        "“文件名写错”的任务上各跑一次，和真实的请求比较。跑通之后想一想：每一轮为什么正好多出 2 条？",
+        "“文件名写错”的任务上各跑一次，和真实的请求比较。跑通之后想一想：每一轮为什么正好多出 2 "
+        "条？",
         "**Checklist 1: watch the history grow.** Write `history_lengths(task, client, "
         "tools)`: run `task` with `run_agent` and return the number of `messages` the model "
         "received at each request (a list of integers). `ScriptedClient` records every request "
@@ -385,11 +392,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.01-predict-missing.prompt": (
         "**动手清单 2：故意读一个不存在的文件。** 任务写的是 `meeting-notes.md`，沙盒里只有 "
-        "`meeting.md`。用 `scripted(\"todo_clerk\")` 和默认预算运行之前，先在 "
+        '`meeting.md`。用 `scripted("todo_clerk")` 和默认预算运行之前，先在 '
         "`prediction_missing` 里写下预测：运行状态、结局、停止原因、步数，以及按顺序调用了"
         "哪些工具。检查会真的跑一遍，逐项比较，并解释不一样的地方。",
         "**Checklist 2: read a file that does not exist.** The task names `meeting-notes.md`; "
-        "the sandbox only has `meeting.md`. Before running `scripted(\"todo_clerk\")` with the "
+        'the sandbox only has `meeting.md`. Before running `scripted("todo_clerk")` with the '
         "default budget, write your prediction in `prediction_missing`: run status, outcome, "
         "stop reason, steps, and the tools called, in order. The check really runs it, "
         "compares field by field and explains any difference.",
@@ -459,13 +466,13 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.01-predict-escape.why": (
         "read_text 先用 resolve_inside 检查路径，'..' 直接被拒绝：PATH_NOT_ALLOWED。它是权限类"
         "错误，run_agent 默认把权限错误当作策略拦截，立刻停止（policy_denied），所以只有 1 步，"
-        "结局 tool_error。种子文章的循环会把拒绝交回模型，传 permission_errors=\"feed_back\" "
+        '结局 tool_error。种子文章的循环会把拒绝交回模型，传 permission_errors="feed_back" '
         "就是那种做法。",
         "read_text checks the path with resolve_inside first and '..' is refused: "
         "PATH_NOT_ALLOWED. That is a permission error, and run_agent treats permission errors as "
         "a policy refusal and stops at once (policy_denied): 1 step, outcome tool_error. The "
         "seed's loop feeds the refusal back to the model instead; "
-        "permission_errors=\"feed_back\" does that.",
+        'permission_errors="feed_back" does that.',
     ),
     "exercise.01-append-text.title": (
         "动手清单 5：自己写 append_text 工具",
@@ -478,7 +485,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "路径，它返回 `Path`，或一个 `PATH_NOT_ALLOWED` 错误结果（dict，直接返回它）；文件不存在"
         "就创建，存在就在末尾追加；返回 `ok(...)`；\n"
         "2. **schema**：`rel_path` 和 `text` 两个字符串参数，都写进 `required`；\n"
-        "3. **注册**：`registry.register(Tool(\"append_text\", 说明, schema, append_text))`。\n\n"
+        '3. **注册**：`registry.register(Tool("append_text", 说明, schema, append_text))`。\n\n'
         "不要导入库里现成的 `append_text` / `write_text`。检查在沙盒副本上通过注册表调用你的"
         "工具：追加到 `meeting.md`，创建 `new.md`，拒绝 `../escape.md` 和绝对路径。",
         "**Checklist 5: add a tool, `append_text`.** Complete `add_append_text(registry, "
@@ -488,7 +495,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "error result (a dict: return it as it is); create the file if missing, append to its "
         "end otherwise; return `ok(...)`;\n"
         "2. **schema**: two string parameters, `rel_path` and `text`, both `required`;\n"
-        "3. **registration**: `registry.register(Tool(\"append_text\", description, schema, "
+        '3. **registration**: `registry.register(Tool("append_text", description, schema, '
         "append_text))`.\n\n"
         "Do not import the library's ready-made `append_text` / `write_text`. The check calls "
         "your tool through the registry on a sandbox copy: append to `meeting.md`, create "
@@ -496,11 +503,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.01-append-text.hint": (
         "path = resolve_inside(box, rel_path)；if isinstance(path, dict): return path。"
-        "然后 with path.open(\"a\", encoding=\"utf-8\") as f: f.write(text)。模式 \"a\" "
-        "会在文件不存在时创建它，\"w\" 会清空原来的内容。",
+        '然后 with path.open("a", encoding="utf-8") as f: f.write(text)。模式 "a" '
+        '会在文件不存在时创建它，"w" 会清空原来的内容。',
         "path = resolve_inside(box, rel_path); if isinstance(path, dict): return path. Then "
-        "with path.open(\"a\", encoding=\"utf-8\") as f: f.write(text). Mode \"a\" creates a "
-        "missing file; \"w\" would wipe the old content.",
+        'with path.open("a", encoding="utf-8") as f: f.write(text). Mode "a" creates a '
+        'missing file; "w" would wipe the old content.',
     ),
     "exercise.01-append-text.what_register": (
         "调用 add_append_text(registry, box)",
@@ -532,9 +539,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "appending to {path} failed: the tool returned {result}",
     ),
     "exercise.01-append-text.overwrote": (
-        "追加之后 meeting.md 原来的内容不见了：要用追加模式 \"a\" 打开，而不是 \"w\"",
-        "after appending, meeting.md lost its old content: open it in append mode \"a\", not "
-        "\"w\"",
+        '追加之后 meeting.md 原来的内容不见了：要用追加模式 "a" 打开，而不是 "w"',
+        'after appending, meeting.md lost its old content: open it in append mode "a", not "w"',
     ),
     "exercise.01-append-text.not_appended": (
         "追加之后 meeting.md 的结尾不是追加的文本（结尾是 {got}）",
@@ -560,7 +566,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "append_text appends, creates new files, and refuses paths outside the sandbox and "
         "absolute paths with PATH_NOT_ALLOWED",
     ),
-    "exercise.01-fragments.title": ("把流式碎片拼回工具调用", "Join streamed fragments into tool calls"),
+    "exercise.01-fragments.title": (
+        "把流式碎片拼回工具调用",
+        "Join streamed fragments into tool calls",
+    ),
     "exercise.01-fragments.prompt": (
         "**拼回流式碎片。** 流式回复里，`tool_calls` 是一片一片到的：第一片带 `index`、`id` 和"
         "工具名，后面的片只带一截参数，几个并行调用的碎片还会交替到达。写 "
@@ -578,11 +587,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "parsed by the openai SDK.",
     ),
     "exercise.01-fragments.hint": (
-        "用字典记住正在拼的调用，键是 index：calls.setdefault(piece[\"index\"], ...)。带 id 和 "
+        '用字典记住正在拼的调用，键是 index：calls.setdefault(piece["index"], ...)。带 id 和 '
         "name 的那一片填 id 和 name；每一片的 arguments 都接到同一个 index 后面；最后按 index "
         "排序。不要按 id 拼：后续碎片不带 id。",
         "Keep the calls being assembled in a dict keyed by index: "
-        "calls.setdefault(piece[\"index\"], ...). The piece with an id and a name fills them "
+        'calls.setdefault(piece["index"], ...). The piece with an id and a name fills them '
         "in; every piece's arguments are appended to the same index; sort by index at the end. "
         "Do not join by id: later pieces carry none.",
     ),
@@ -684,11 +693,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.02-boundary.prompt": (
         "**边界用例。** 只看一次正常回答，证明不了工具靠得住。在 `prediction_boundary` 里预测 "
-        "`analyze_csv` 读每个文件时返回的错误码（没有错误写 `\"ok\"`）：空文件、只有表头、"
+        '`analyze_csv` 读每个文件时返回的错误码（没有错误写 `"ok"`）：空文件、只有表头、'
         "少一列、有一行数量为负、文件不存在、路径在 `input/` 外面。检查会在一份数据副本上"
         "真的读一遍。",
         "**Boundary cases.** One correct answer proves little about a tool. Predict in "
-        "`prediction_boundary` the error code `analyze_csv` returns for each file (`\"ok\"` "
+        '`prediction_boundary` the error code `analyze_csv` returns for each file (`"ok"` '
         "when there is no error): an empty file, a header only, a missing column, a row with a "
         "negative quantity, a missing file, a path outside `input/`. The check really reads "
         "them from a copy of the data.",
@@ -762,8 +771,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.02-dispatch.code": (
         "{what}：应返回 status=error、code={code} 的结果，你返回了 {got}",
-        "{what}: it should return a result with status=error and code={code}; you returned "
-        "{got}",
+        "{what}: it should return a result with status=error and code={code}; you returned {got}",
     ),
     "exercise.02-dispatch.passed": (
         "名单外的工具、坏 JSON、不是对象的参数、抛异常的工具，都变成了结构化错误结果",
@@ -777,23 +785,23 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.02-capped-loop.prompt": (
         "**步数上限写在宿主代码里。** 从第 1 章的 `my_loop` 出发，写 "
         "`capped_loop(task, client, tools, max_steps)`，返回 `(messages, ending)`："
-        "`ending` 是 `\"answered\"`（拿到最终回答）或 `\"max_steps\"`（用完上限）。模型最多被请求 "
-        "`max_steps` 次；正好在第 `max_steps` 步回答也算 `\"answered\"`；到了上限不要抛异常，"
+        '`ending` 是 `"answered"`（拿到最终回答）或 `"max_steps"`（用完上限）。模型最多被请求 '
+        '`max_steps` 次；正好在第 `max_steps` 步回答也算 `"answered"`；到了上限不要抛异常，'
         "而是返回。检查会跑正常完成、未知工具、正好在上限回答、上限只有 1 步、从不停下五个场景。",
         "**The step cap lives in host code.** Starting from chapter 01's `my_loop`, write "
         "`capped_loop(task, client, tools, max_steps)` returning `(messages, ending)`: "
-        "`ending` is `\"answered\"` (a final answer came) or `\"max_steps\"` (the cap ran "
+        '`ending` is `"answered"` (a final answer came) or `"max_steps"` (the cap ran '
         "out). The model is asked at most `max_steps` times; an answer exactly at step "
-        "`max_steps` is still `\"answered\"`; at the cap, return, do not raise. The check runs "
+        '`max_steps` is still `"answered"`; at the cap, return, do not raise. The check runs '
         "five scenarios: honest finish, unknown tool, an answer exactly at the cap, a cap of 1, "
         "a model that never stops.",
     ),
     "exercise.02-capped-loop.hint": (
         "for _ in range(max_steps): 请求、追加 assistant；没有 tool_calls 就 return messages, "
-        "\"answered\"；否则执行工具。循环自然结束（for 之后）才 return messages, \"max_steps\"。",
+        '"answered"；否则执行工具。循环自然结束（for 之后）才 return messages, "max_steps"。',
         "for _ in range(max_steps): ask, append the assistant message; with no tool_calls "
-        "return messages, \"answered\"; otherwise run the tools. Only after the for loop ends "
-        "return messages, \"max_steps\".",
+        'return messages, "answered"; otherwise run the tools. Only after the for loop ends '
+        'return messages, "max_steps".',
     ),
     "exercise.02-capped-loop.return_pair": (
         "场景「{scenario}」：capped_loop 应返回 (messages, ending) 两项，你返回的是 {got}",
@@ -824,20 +832,20 @@ CATALOG: dict[str, tuple[str, str]] = {
         "**不花模型额度也能测上限。** 写 `test_step_cap(loop)`：用一个每次都返回工具调用的 "
         "`ScriptedClient` 测试桩跑 `loop(task, client, tools, max_steps)`（它返回 "
         "`(messages, ending)`，就像 `capped_loop`），然后 `assert`：模型请求次数 "
-        "`len(stub.requests)` 不超过上限，结局是 `\"max_steps\"`。检查会把三个循环交给你的测试："
+        '`len(stub.requests)` 不超过上限，结局是 `"max_steps"`。检查会把三个循环交给你的测试：'
         "正确的循环必须通过；多请求一次的循环、谎报结局的循环必须让它失败。",
         "**Test the cap without paying for a model.** Write `test_step_cap(loop)`: run "
         "`loop(task, client, tools, max_steps)` (it returns `(messages, ending)`, like "
         "`capped_loop`) on a `ScriptedClient` stub that always answers with a tool call, then "
         "`assert` that the model was asked at most the cap (`len(stub.requests)`) and that the "
-        "ending is `\"max_steps\"`. The check hands three loops to your test: the correct one "
+        'ending is `"max_steps"`. The check hands three loops to your test: the correct one '
         "must pass; one that asks once too often and one that lies about its ending must fail.",
     ),
     "exercise.02-stub-test.hint": (
-        "messages, ending = loop(\"分析 sales.csv\", stub, sales_tools(), cap)，然后 "
-        "assert len(stub.requests) <= cap 和 assert ending == \"max_steps\"。两个断言缺一不可。",
-        "messages, ending = loop(\"分析 sales.csv\", stub, sales_tools(), cap), then assert "
-        "len(stub.requests) <= cap and assert ending == \"max_steps\". You need both.",
+        'messages, ending = loop("分析 sales.csv", stub, sales_tools(), cap)，然后 '
+        'assert len(stub.requests) <= cap 和 assert ending == "max_steps"。两个断言缺一不可。',
+        'messages, ending = loop("分析 sales.csv", stub, sales_tools(), cap), then assert '
+        'len(stub.requests) <= cap and assert ending == "max_steps". You need both.',
     ),
     "exercise.02-stub-test.loop.correct": (
         "用正确的循环运行 test_step_cap",
@@ -891,9 +899,9 @@ CATALOG: dict[str, tuple[str, str]] = {
         "(`posixpath.normpath`); arguments that are not valid JSON must not raise.",
     ),
     "exercise.03-repeat-key.hint": (
-        "json.loads 之后再 json.dumps(..., sort_keys=True, separators=(\",\", \":\"))：空格和"
+        'json.loads 之后再 json.dumps(..., sort_keys=True, separators=(",", ":"))：空格和'
         "键的顺序就都没了。路径参数先 posixpath.normpath。最后在前面拼上工具名。",
-        "json.loads, then json.dumps(..., sort_keys=True, separators=(\",\", \":\")): "
+        'json.loads, then json.dumps(..., sort_keys=True, separators=(",", ":")): '
         "whitespace and key order are gone. Normalise path arguments with posixpath.normpath "
         "first. Put the tool name in front.",
     ),
@@ -922,15 +930,18 @@ CATALOG: dict[str, tuple[str, str]] = {
         "./sales.csv 和 sales.csv 是同一个文件",
         "./sales.csv and sales.csv are the same file",
     ),
-    "exercise.03-repeat-key.reason.other_file": ("读的是两个不同的文件", "they read two different files"),
+    "exercise.03-repeat-key.reason.other_file": (
+        "读的是两个不同的文件",
+        "they read two different files",
+    ),
     "exercise.03-repeat-key.reason.other_tool": ("工具不同", "the tools differ"),
     "exercise.03-repeat-key.reason.types": (
-        "数字 1 和字符串 \"1\" 不是同一个参数",
-        "the number 1 and the string \"1\" are different arguments",
+        '数字 1 和字符串 "1" 不是同一个参数',
+        'the number 1 and the string "1" are different arguments',
     ),
     "exercise.03-repeat-key.reason.not_a_path": (
-        "text 不是路径，\"./x\" 和 \"x\" 是两段不同的文本",
-        "text is not a path: \"./x\" and \"x\" are different texts",
+        'text 不是路径，"./x" 和 "x" 是两段不同的文本',
+        'text is not a path: "./x" and "x" are different texts',
     ),
     "exercise.03-repeat-key.passed": (
         "空格、键的顺序、./ 都看穿了，不同的文件、工具、类型和文本也没有混为一谈",
@@ -1059,8 +1070,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.03-deadline.decide_cut": (
         "模型只用了 50 ms，远在截止时间之前就回答了，run() 却没有拿到它的回复",
-        "the model answered after 50 ms, well before the deadline, yet run() did not get the "
-        "reply",
+        "the model answered after 50 ms, well before the deadline, yet run() did not get the reply",
     ),
     "exercise.03-deadline.per_phase_real": (
         "模型阶段已经用掉至少 {model} s，工具阶段拿到的却还是接近完整的 {budget} s：后面的阶段"
@@ -1090,12 +1100,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "Polling a, b in turn: which guard stops it first? (predict first)",
     ),
     "exercise.03-predict-alternate.prompt": (
-        "**两个守卫，谁先到？** 模型交替轮询两个任务：`same_result(job=\"a\")`、"
-        "`same_result(job=\"b\")`、a、b……从不回答。预算是 `Budget.seed_table()`：同一个调用第 3 次"
+        '**两个守卫，谁先到？** 模型交替轮询两个任务：`same_result(job="a")`、'
+        '`same_result(job="b")`、a、b……从不回答。预算是 `Budget.seed_table()`：同一个调用第 3 次'
         "被拒绝（REPEATED_CALL）、第 4 次停止；连续 4 步没有新指纹也停止。在 "
         "`prediction_alternate` 里预测停止原因、步数和被拒绝的次数。",
         "**Two guards: which comes first?** The model polls two jobs in turn: "
-        "`same_result(job=\"a\")`, `same_result(job=\"b\")`, a, b ... never answering. The "
+        '`same_result(job="a")`, `same_result(job="b")`, a, b ... never answering. The '
         "budget is `Budget.seed_table()`: the 3rd identical call is refused (REPEATED_CALL), "
         "the 4th stops the run; 4 steps in a row without a new fingerprint stop it too. Predict "
         "in `prediction_alternate` the stop reason, the steps and the number of refusals.",
@@ -1124,11 +1134,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.03-predict-no-progress.prompt": (
         "**参数每次都不一样，结果每次都一样。** 模型每一步换一个镜像调用 `always_fails`"
-        "（`mirror=\"option-1\"`、`\"option-2\"`……），重复检测抓不到它；工具每次都返回同一个错误。"
+        '（`mirror="option-1"`、`"option-2"`……），重复检测抓不到它；工具每次都返回同一个错误。'
         "预算是 `Budget.seed_table(max_no_progress=2)`。在 `prediction_no_progress` 里预测停止"
         "原因、步数和工具错误数。",
         "**New arguments every time, the same result every time.** Each step the model calls "
-        "`always_fails` on another mirror (`mirror=\"option-1\"`, `\"option-2\"` ...), so "
+        '`always_fails` on another mirror (`mirror="option-1"`, `"option-2"` ...), so '
         "repeat detection cannot catch it; the tool returns the same error every time. The "
         "budget is `Budget.seed_table(max_no_progress=2)`. Predict in "
         "`prediction_no_progress` the stop reason, the steps and the tool errors.",
@@ -1150,11 +1160,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "The threshold policy: refused when, stopped when? (predict first)",
     ),
     "exercise.03-predict-threshold.prompt": (
-        "**同一个调用，换着写法。** 模型每一轮都轮询同一个任务 `same_result(job=\"nightly\")`，"
+        '**同一个调用，换着写法。** 模型每一轮都轮询同一个任务 `same_result(job="nightly")`，'
         "只是写法不同（键的顺序、JSON 里的空格）。预算是 `Budget.seed_table()`。在 "
         "`prediction_threshold` 里预测停止原因、步数，以及第几步的调用被 REPEATED_CALL 拒绝。",
         "**The same call, spelled differently.** Every round the model polls the same job, "
-        "`same_result(job=\"nightly\")`, spelled differently (key order, JSON whitespace). "
+        '`same_result(job="nightly")`, spelled differently (key order, JSON whitespace). '
         "The budget is `Budget.seed_table()`. Predict in `prediction_threshold` the stop "
         "reason, the steps, and at which step a call is refused with REPEATED_CALL.",
     ),
@@ -1272,9 +1282,9 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the deadline (`time_left_s`; `None` means no deadline), do not retry.",
     ),
     "exercise.04-should-retry.hint": (
-        "三个条件都满足才重试：error_class == \"transient\"；attempt <= max_retries；"
+        '三个条件都满足才重试：error_class == "transient"；attempt <= max_retries；'
         "time_left_s is None or wait_s < time_left_s。",
-        "Retry only when all three hold: error_class == \"transient\"; attempt <= "
+        'Retry only when all three hold: error_class == "transient"; attempt <= '
         "max_retries; time_left_s is None or wait_s < time_left_s.",
     ),
     "exercise.04-should-retry.mismatch": (
@@ -1323,27 +1333,30 @@ CATALOG: dict[str, tuple[str, str]] = {
         "only transient errors are retried, the right number of times, never sleeping past the "
         "deadline",
     ),
-    "exercise.04-done-when.title": ("写一个独立的完成判据", "Write an independent completion check"),
+    "exercise.04-done-when.title": (
+        "写一个独立的完成判据",
+        "Write an independent completion check",
+    ),
     "exercise.04-done-when.prompt": (
         "**工具返回 ok ≠ 任务完成，模型说“写好了”也不算。** 写 `make_done_when(box, "
-        "expected_total)`，返回一个 `done_when(answer)`：只有 `box/\"report.md\"` 存在、并且"
+        'expected_total)`，返回一个 `done_when(answer)`：只有 `box/"report.md"` 存在、并且'
         "里面有一行 `总销售额 <expected_total>` 时才返回 `True`；否则返回一句话，说明还缺什么"
         "（`run_agent` 会把这句话交回模型，循环在预算内继续）。检查会直接调用它，再把它交给 "
         "`run_agent(done_when=...)`，跑一个第一步就谎称“写好了”的模型。",
         "**A tool's ok is not “done”, and neither is the model saying so.** Write "
         "`make_done_when(box, expected_total)` returning a `done_when(answer)` that returns "
-        "`True` only when `box/\"report.md\"` exists and holds a line `总销售额 "
+        '`True` only when `box/"report.md"` exists and holds a line `总销售额 '
         "<expected_total>` (total revenue); otherwise a sentence saying what is missing "
         "(`run_agent` hands it back to the model and the loop goes on within budget). The "
         "check calls it directly, then passes it to `run_agent(done_when=...)` with a model "
         "that claims to be done at step 1.",
     ),
     "exercise.04-done-when.hint": (
-        "不要看 answer：看文件。report = box / \"report.md\"；不存在就返回一句原因；存在就按行"
-        "读，找 f\"总销售额 {{expected_total}}\"。找不到也返回一句原因，而不是 False。",
-        "Do not look at answer: look at the file. report = box / \"report.md\"; if it is "
-        "missing, return a reason; otherwise read its lines and look for f\"总销售额 "
-        "{{expected_total}}\". Not found: return a reason too, not False.",
+        '不要看 answer：看文件。report = box / "report.md"；不存在就返回一句原因；存在就按行'
+        '读，找 f"总销售额 {{expected_total}}"。找不到也返回一句原因，而不是 False。',
+        'Do not look at answer: look at the file. report = box / "report.md"; if it is '
+        'missing, return a reason; otherwise read its lines and look for f"总销售额 '
+        '{{expected_total}}". Not found: return a reason too, not False.',
     ),
     "exercise.04-done-when.what": ("调用你的完成判据", "calling your completion check"),
     "exercise.04-done-when.what_run": (
@@ -1371,7 +1384,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "report.md holds “总销售额 {total}”, so it should return True; yours returned {got}",
     ),
     "exercise.04-done-when.hard_coded": (
-        "expected_total 换成 {other} 之后你的判据不认了：不要把 {total} 写死，用参数 expected_total",
+        "expected_total 换成 {other} 之后你的判据不认了：不要把 {total} 写死，用参数 expected_tot"
+        "al",
         "with expected_total={other} your check no longer accepts the report: do not write "
         "{total} into the check, use the expected_total argument",
     ),
@@ -1406,7 +1420,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`truncated` (or 省略) and how much. Kept lines stay in their order, each one whole.",
     ),
     "exercise.04-truncate.hint": (
-        "先按行切开，找出关键行；用 limit 减去关键行和几行标记的长度，剩下的一半给开头、一半给结尾；"
+        "先按行切开，找出关键行；用 limit 减去关键行和几行标记的长度，剩下的一半给开头、一半给结"
+        "尾；"
         "按行号排序拼回去，跳过的地方插一行标记。",
         "Split into lines and find the key lines; take limit minus the key lines and a few "
         "marker lines, give half of what is left to the head and half to the tail; join the "
@@ -1414,7 +1429,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.04-truncate.case.short": ("短文本", "a short text"),
     "exercise.04-truncate.case.build_log": ("5 万字符的构建日志", "a 50,000-character build log"),
-    "exercise.04-truncate.case.traceback": ("带 Traceback 的测试日志", "a test log with a traceback"),
+    "exercise.04-truncate.case.traceback": (
+        "带 Traceback 的测试日志",
+        "a test log with a traceback",
+    ),
     "exercise.04-truncate.what": ("截断{case}", "truncating {case}"),
     "exercise.04-truncate.not_str": (
         "shrink 应返回字符串，你返回的是 {got}",
@@ -1532,11 +1550,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "Tests fail, then pass: a tool error? (predict first)",
     ),
     "exercise.04-predict-logic.prompt": (
-        "**逻辑错误是正常反馈。** 工具 `run_tests` 第一次返回 `error(\"TESTS_FAILED\", ...)`，"
+        '**逻辑错误是正常反馈。** 工具 `run_tests` 第一次返回 `error("TESTS_FAILED", ...)`，'
         "第二次返回 `ok`；模型看到通过后回答。在 `prediction_logic` 里预测结局、工具错误数，"
         "以及第一次结果的错误类别。",
         "**A logic error is normal feedback.** The tool `run_tests` first returns "
-        "`error(\"TESTS_FAILED\", ...)`, then `ok`; the model answers once they pass. Predict "
+        '`error("TESTS_FAILED", ...)`, then `ok`; the model answers once they pass. Predict '
         "in `prediction_logic` the outcome, the tool errors and the class of the first result.",
     ),
     "exercise.04-predict-logic.hint": (
@@ -1578,7 +1596,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "cap must be larger.",
     ),
     "exercise.05.cap_not_smallest": (
-        "种子 {seed}：上限 {smaller} 时完成率已经是 {rate}，达到了 {target}，所以 {cap} 不是最小的。",
+        "种子 {seed}：上限 {smaller} 时完成率已经是 {rate}，达到了 {target}，所以 {cap} 不是最小"
+        "的。",
         "seed {seed}: at cap {smaller} the completion rate is already {rate}, reaching "
         "{target}, so {cap} is not the smallest.",
     ),
@@ -1597,10 +1616,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`summarize()`.",
     ),
     "exercise.05-completion-rate.hint": (
-        "先 results[results[\"cap\"] == cap]，再取 could_complete 为 True 的行，"
-        "(able[\"outcome\"] == \"completed\").mean()。",
-        "First results[results[\"cap\"] == cap], then the rows where could_complete is True, "
-        "then (able[\"outcome\"] == \"completed\").mean().",
+        '先 results[results["cap"] == cap]，再取 could_complete 为 True 的行，'
+        '(able["outcome"] == "completed").mean()。',
+        'First results[results["cap"] == cap], then the rows where could_complete is True, '
+        'then (able["outcome"] == "completed").mean().',
     ),
     "exercise.05-completion-rate.mismatch": (
         "{case}：上限 {cap} 时完成率应为 {expected}，你算出 {got}",
@@ -1621,9 +1640,9 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`budget_exhausted`, and return an integer. The check compares with `summarize()`.",
     ),
     "exercise.05-wasted-steps.hint": (
-        "先选 cap，再选 outcome == \"budget_exhausted\" 的行，对 steps 求和。"
+        '先选 cap，再选 outcome == "budget_exhausted" 的行，对 steps 求和。'
         "以 tool_error 结束的运行不算浪费：它至少诚实地报告了失败。",
-        "Select the cap, then the rows with outcome == \"budget_exhausted\", and sum steps. "
+        'Select the cap, then the rows with outcome == "budget_exhausted", and sum steps. '
         "Runs ending in tool_error are not waste: they reported their failure honestly.",
     ),
     "exercise.05-wasted-steps.mismatch": (
@@ -1648,10 +1667,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "return `None` when no cap does. Do not assume the rows are sorted by cap.",
     ),
     "exercise.05-pick-cap.hint": (
-        "reached = summary[summary[\"completion_rate\"] >= target]；为空就返回 None，否则 "
-        "int(reached[\"cap\"].min())。",
-        "reached = summary[summary[\"completion_rate\"] >= target]; None if it is empty, else "
-        "int(reached[\"cap\"].min()).",
+        'reached = summary[summary["completion_rate"] >= target]；为空就返回 None，否则 '
+        'int(reached["cap"].min())。',
+        'reached = summary[summary["completion_rate"] >= target]; None if it is empty, else '
+        'int(reached["cap"].min()).',
     ),
     "exercise.05-pick-cap.case.exact": (
         "完成率正好等于目标",
@@ -1692,8 +1711,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.05-robust-cap.mismatch": (
         "各张表自己的最小上限是 {caps}，应返回 {expected}，你给出 {got}",
-        "the tables' own smallest caps are {caps}; it should return {expected}; yours gave "
-        "{got}",
+        "the tables' own smallest caps are {caps}; it should return {expected}; yours gave {got}",
     ),
     "exercise.05-robust-cap.passed": (
         "取的是每个样本都够用的上限，有样本达不到时返回 None",
@@ -1743,10 +1761,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "reaches 0.95. The check reruns the caps it needs to verify them.",
     ),
     "exercise.05-read-sweep.hint": (
-        "row = summary.set_index(\"cap\")；row.loc[8, \"completion_rate\"]、"
-        "row.loc[24, \"wasted_steps\"]；最小上限用你的 pick_cap。",
-        "row = summary.set_index(\"cap\"); row.loc[8, \"completion_rate\"], "
-        "row.loc[24, \"wasted_steps\"]; the smallest cap with your pick_cap.",
+        'row = summary.set_index("cap")；row.loc[8, "completion_rate"]、'
+        'row.loc[24, "wasted_steps"]；最小上限用你的 pick_cap。',
+        'row = summary.set_index("cap"); row.loc[8, "completion_rate"], '
+        'row.loc[24, "wasted_steps"]; the smallest cap with your pick_cap.',
     ),
     "exercise.05-read-sweep.completion": (
         "completion_at_8：上限 8 时的完成率是 {expected}（只算本来能完成的任务），你写的是 {got}",
@@ -1759,7 +1777,6 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.05-read-sweep.passed": (
         "三个数都读对了：完成率、浪费的步数和最小够用的上限",
-        "all three numbers are right: completion, wasted steps and the smallest cap that is "
-        "enough",
+        "all three numbers are right: completion, wasted steps and the smallest cap that is enough",
     ),
 }

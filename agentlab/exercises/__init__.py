@@ -65,7 +65,9 @@ def get(exercise_id: str) -> Exercise | None:
     return next((e for e in EXERCISES if e.id == exercise_id), None)
 
 
-def check(exercise_id: str, answer: Any, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> CheckResult:
+def check(
+    exercise_id: str, answer: Any, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S
+) -> CheckResult:
     """Check ``answer`` for the exercise ``exercise_id``; print and return the verdict.
 
     ``time_limit_s`` bounds all the student code the check runs, together.
@@ -73,7 +75,9 @@ def check(exercise_id: str, answer: Any, *, time_limit_s: float = DEFAULT_TIME_L
     exercise = get(exercise_id) if isinstance(exercise_id, str) else None
     if exercise is None:
         known = ", ".join(e.id for e in EXERCISES)
-        message = tr("exercise.result.wrong", detail=tr("exercise.unknown", id=exercise_id, known=known))
+        message = tr(
+            "exercise.result.wrong", detail=tr("exercise.unknown", id=exercise_id, known=known)
+        )
         print(message)
         return CheckResult(str(exercise_id), False, "wrong", message)
     verdict = judge(exercise, answer, time_limit_s)

@@ -60,7 +60,10 @@ def verify_exercise(exercise: Exercise) -> list[tuple[bool, str]]:
             message = f"{tr('exercise.verify.' + key)}: {message}"
         mark = "✓" if right else "✗"
         lines.append(
-            (right, tr("exercise.verify.line", mark=mark, id=exercise.id, label=label, message=message))
+            (
+                right,
+                tr("exercise.verify.line", mark=mark, id=exercise.id, label=label, message=message),
+            )
         )
     return lines
 

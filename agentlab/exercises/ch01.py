@@ -27,9 +27,9 @@ from .core import (
     Exercise,
     Judged,
     Verdict,
-    not_done,
     need_callable,
     need_prediction,
+    not_done,
     passed,
     predict,
     run_student,
@@ -68,8 +68,9 @@ def my_loop(task, client, tools, max_steps):
     #   reply = response.choices[0].message
     # 1) 把 assistant 消息放回 messages（有 reply.tool_calls 时连同 tool_calls 一起）
     # 2) reply 没有 tool_calls：这就是最终答案，返回 messages
-    # 3) 否则对每个调用 result = tools.call(名字, 参数 JSON 字符串)，然后追加
-    #    {"role": "tool", "tool_call_id": 调用的 id, "content": json.dumps(result, ensure_ascii=False)}
+    # 3) 否则对每个调用 result = tools.call(名字, 参数 JSON 字符串)，然后追加一条 tool 消息：
+    #    {"role": "tool", "tool_call_id": 调用的 id,
+    #     "content": json.dumps(result, ensure_ascii=False)}
     raise NotImplementedError("在这里写循环")
 '''
 
@@ -151,7 +152,9 @@ prediction_missing = {
 def check_predict_missing(answer: Any) -> Verdict:
     need_prediction(answer, ["status", "outcome", "stop_reason", "steps", "tools"])
     with sandbox() as (_, tools):
-        run = run_agent(TOOL_ERROR.task, client=scripted("todo_clerk"), tools=tools, trace_dir=False)
+        run = run_agent(
+            TOOL_ERROR.task, client=scripted("todo_clerk"), tools=tools, trace_dir=False
+        )
     actual = {
         "status": run.status,
         "outcome": run.outcome,

@@ -253,7 +253,12 @@ def check_dispatch(answer: Any) -> Verdict:
             expected = DISPATCH_TOOLS[name](**(json.loads(arguments) if arguments else {}))
             if got != expected:
                 return wrong_verdict(
-                    tr("exercise.02-dispatch.result", what=what, expected=shown(expected), got=shown(got))
+                    tr(
+                        "exercise.02-dispatch.result",
+                        what=what,
+                        expected=shown(expected),
+                        got=shown(got),
+                    )
                 )
             continue
         got_code = ((got or {}).get("error") or {}).get("code") if isinstance(got, dict) else None
@@ -296,7 +301,11 @@ def check_capped_loop(answer: Any) -> Verdict:
         returned = got.returned
         if not isinstance(returned, tuple | list) or len(returned) != 2:
             return wrong_verdict(
-                tr("exercise.02-capped-loop.return_pair", scenario=scenario.name, got=type_name(returned))
+                tr(
+                    "exercise.02-capped-loop.return_pair",
+                    scenario=scenario.name,
+                    got=type_name(returned),
+                )
             )
         messages, got_ending = returned
         check_returned_messages(messages, ref, scenario, "capped_loop")

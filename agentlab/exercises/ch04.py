@@ -235,9 +235,7 @@ def _check_done_when(answer: Any, box: Path) -> Verdict:
         what=tr("exercise.04-done-when.what_run"),
     )
     if run.outcome != "completed" or run.steps != 3:
-        return wrong_verdict(
-            tr("exercise.04-done-when.run", outcome=run.outcome, steps=run.steps)
-        )
+        return wrong_verdict(tr("exercise.04-done-when.run", outcome=run.outcome, steps=run.steps))
     return passed(tr("exercise.04-done-when.passed"))
 
 
@@ -350,24 +348,33 @@ def trace_story(events):
 
 def _trace_runs() -> Iterator[tuple[str, Any]]:
     """(scenario key, a function that makes the run, given a trace folder)."""
-    yield "missing_file", lambda folder: _with_sandbox(
-        lambda tools: run_agent(
-            TOOL_ERROR.task, client=scripted("todo_clerk"), tools=tools, trace_dir=folder
-        )
+    yield (
+        "missing_file",
+        lambda folder: _with_sandbox(
+            lambda tools: run_agent(
+                TOOL_ERROR.task, client=scripted("todo_clerk"), tools=tools, trace_dir=folder
+            )
+        ),
     )
-    yield "repeats", lambda folder: run_agent(
-        "等夜间构建跑完",
-        client=ScriptedClient(keeps_calling("same_result", {"job": "nightly"})),
-        tools=fault_tools()[0],
-        budget=Budget.seed_table(),
-        trace_dir=folder,
+    yield (
+        "repeats",
+        lambda folder: run_agent(
+            "等夜间构建跑完",
+            client=ScriptedClient(keeps_calling("same_result", {"job": "nightly"})),
+            tools=fault_tools()[0],
+            budget=Budget.seed_table(),
+            trace_dir=folder,
+        ),
     )
-    yield "retry", lambda folder: run_agent(
-        "分析 sales.csv",
-        client=ScriptedClient(flaky(honest_analyst)),
-        tools=sales_tools(),
-        budget=Budget(max_retries=2, retry_backoff_s=0.01),
-        trace_dir=folder,
+    yield (
+        "retry",
+        lambda folder: run_agent(
+            "分析 sales.csv",
+            client=ScriptedClient(flaky(honest_analyst)),
+            tools=sales_tools(),
+            budget=Budget(max_retries=2, retry_backoff_s=0.01),
+            trace_dir=folder,
+        ),
     )
 
 

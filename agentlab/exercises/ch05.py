@@ -157,7 +157,9 @@ def check_completion_rate(answer: Any) -> Verdict:
 
 
 def check_wasted_steps(answer: Any) -> Verdict:
-    return _check_measure(answer, "wasted_steps", "wasted_steps", "exercise.05-wasted-steps.mismatch")
+    return _check_measure(
+        answer, "wasted_steps", "wasted_steps", "exercise.05-wasted-steps.mismatch"
+    )
 
 
 # -- 05-pick-cap and 05-robust-cap --------------------------------------------------------

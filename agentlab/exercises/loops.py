@@ -75,7 +75,9 @@ class Scenario:
         return tr(f"exercise.scenario.{self.key}")
 
     def client(self) -> ScriptedClient:
-        base = scripted(self.policy) if isinstance(self.policy, str) else ScriptedClient(self.policy)
+        base = (
+            scripted(self.policy) if isinstance(self.policy, str) else ScriptedClient(self.policy)
+        )
         return runaway_guard(base, self.max_steps + RUNAWAY_AFTER)
 
 
@@ -242,7 +244,9 @@ def compare(
 
     def fail(key: str, **fields: Any) -> Judged:
         detail = tr(key, **fields)
-        return Judged(wrong(tr("exercise.loop.scenario_says", scenario=scenario.name, detail=detail)))
+        return Judged(
+            wrong(tr("exercise.loop.scenario_says", scenario=scenario.name, detail=detail))
+        )
 
     if got.requests:
         first = got.requests[0]
@@ -321,7 +325,9 @@ def check_returned_messages(returned: Any, ref: Transcript, scenario: Scenario, 
 
     def fail(key: str, **fields: Any) -> Judged:
         detail = tr(key, **fields)
-        return Judged(wrong(tr("exercise.loop.scenario_says", scenario=scenario.name, detail=detail)))
+        return Judged(
+            wrong(tr("exercise.loop.scenario_says", scenario=scenario.name, detail=detail))
+        )
 
     if not isinstance(returned, list | tuple):
         raise fail("exercise.loop.return_type", name=name, got=type_name(returned))

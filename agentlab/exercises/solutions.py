@@ -12,7 +12,6 @@ Nothing here is imported by the course package itself.
 from __future__ import annotations
 
 import json
-import math
 import posixpath
 import re
 import time

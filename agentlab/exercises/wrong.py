@@ -177,7 +177,11 @@ PREDICT_MISSING = (
     ),
     Wrong(
         "the model retries without looking around",
-        {**solutions.PREDICT_MISSING, "steps": 4, "tools": ["read_text", "read_text", "write_text"]},
+        {
+            **solutions.PREDICT_MISSING,
+            "steps": 4,
+            "tools": ["read_text", "read_text", "write_text"],
+        },
     ),
 )
 
@@ -297,7 +301,9 @@ def fragments_by_id(fragments):
 
 FRAGMENTS = (
     Wrong("every fragment joined into one call", fragments_one_call),
-    Wrong("continuations appended to the newest call (breaks on interleaving)", fragments_to_last_call),
+    Wrong(
+        "continuations appended to the newest call (breaks on interleaving)", fragments_to_last_call
+    ),
     Wrong("joined by id (continuations carry no id)", fragments_by_id),
 )
 
@@ -307,8 +313,13 @@ FRAGMENTS = (
 PREDICT_CAP1 = (
     Wrong(
         "the cap counts tool calls, not requests",
-        {**solutions.PREDICT_CAP1, "status": "completed", "outcome": "completed",
-         "stop_reason": "answered", "steps": 2},
+        {
+            **solutions.PREDICT_CAP1,
+            "status": "completed",
+            "outcome": "completed",
+            "stop_reason": "answered",
+            "steps": 2,
+        },
     ),
     Wrong("no tool runs when the cap is hit", {**solutions.PREDICT_CAP1, "tool_calls": 0}),
 )
@@ -336,7 +347,11 @@ PREDICT_RECOVER = (
 PREDICT_BOUNDARY = (
     Wrong(
         "an empty file is an invalid CSV",
-        {**solutions.PREDICT_BOUNDARY, "empty.csv": "INVALID_CSV", "header_only.csv": "INVALID_CSV"},
+        {
+            **solutions.PREDICT_BOUNDARY,
+            "empty.csv": "INVALID_CSV",
+            "header_only.csv": "INVALID_CSV",
+        },
     ),
     Wrong("negative quantities are accepted", {**solutions.PREDICT_BOUNDARY, "negative.csv": "ok"}),
     Wrong(
@@ -353,22 +368,34 @@ def dispatch_without_whitelist(tools, name, arguments_json):
 
 def dispatch_trusts_json(tools, name, arguments_json):
     if name not in tools:
-        return {"status": "error", "data": None, "source": [],
-                "error": {"code": "UNKNOWN_TOOL", "message": name}}
+        return {
+            "status": "error",
+            "data": None,
+            "source": [],
+            "error": {"code": "UNKNOWN_TOOL", "message": name},
+        }
     return tools[name](**json.loads(arguments_json or "{}"))
 
 
 def dispatch_lets_tools_raise(tools, name, arguments_json):
     if name not in tools:
-        return {"status": "error", "data": None, "source": [],
-                "error": {"code": "UNKNOWN_TOOL", "message": name}}
+        return {
+            "status": "error",
+            "data": None,
+            "source": [],
+            "error": {"code": "UNKNOWN_TOOL", "message": name},
+        }
     try:
         arguments = json.loads(arguments_json) if arguments_json.strip() else {}
     except json.JSONDecodeError:
         arguments = None
     if not isinstance(arguments, dict):
-        return {"status": "error", "data": None, "source": [],
-                "error": {"code": "INVALID_ARGUMENTS", "message": arguments_json}}
+        return {
+            "status": "error",
+            "data": None,
+            "source": [],
+            "error": {"code": "INVALID_ARGUMENTS", "message": arguments_json},
+        }
     return tools[name](**arguments)
 
 
@@ -545,8 +572,10 @@ class NoProgressOneLate:
 
 
 NO_PROGRESS = (
-    Wrong("compares with the previous step only (alternating results never stop)",
-          NoProgressComparesLastStep),
+    Wrong(
+        "compares with the previous step only (alternating results never stop)",
+        NoProgressComparesLastStep,
+    ),
     Wrong("the streak is not reset by a step with something new", NoProgressNeverResets),
     Wrong("stops one step late (> instead of >=)", NoProgressOneLate),
 )
@@ -609,25 +638,41 @@ PREDICT_ALTERNATE = (
 )
 
 PREDICT_NO_PROGRESS = (
-    Wrong("a new argument counts as progress", {**solutions.PREDICT_NO_PROGRESS,
-                                                  "stop_reason": "max_steps", "steps": 25,
-                                                  "tool_errors": 25}),
-    Wrong("the first failure is not new either",
-          {**solutions.PREDICT_NO_PROGRESS, "steps": 2, "tool_errors": 2}),
+    Wrong(
+        "a new argument counts as progress",
+        {
+            **solutions.PREDICT_NO_PROGRESS,
+            "stop_reason": "max_steps",
+            "steps": 25,
+            "tool_errors": 25,
+        },
+    ),
+    Wrong(
+        "the first failure is not new either",
+        {**solutions.PREDICT_NO_PROGRESS, "steps": 2, "tool_errors": 2},
+    ),
 )
 
 PREDICT_THRESHOLD = (
-    Wrong("different spellings are different calls",
-          {**solutions.PREDICT_THRESHOLD, "stop_reason": "no_progress", "steps": 5}),
-    Wrong("the strict policy: stop at the second", {**solutions.PREDICT_THRESHOLD, "steps": 2,
-                                                    "refused_at_step": None}),
+    Wrong(
+        "different spellings are different calls",
+        {**solutions.PREDICT_THRESHOLD, "stop_reason": "no_progress", "steps": 5},
+    ),
+    Wrong(
+        "the strict policy: stop at the second",
+        {**solutions.PREDICT_THRESHOLD, "steps": 2, "refused_at_step": None},
+    ),
 )
 
 PREDICT_ABANDON = (
-    Wrong("an abandoned tool has stopped",
-          {**solutions.PREDICT_ABANDON, "in_process_still_running": False}),
-    Wrong("the run waits for the tool", {**solutions.PREDICT_ABANDON, "stop_reason": "answered",
-                                         "phase": None}),
+    Wrong(
+        "an abandoned tool has stopped",
+        {**solutions.PREDICT_ABANDON, "in_process_still_running": False},
+    ),
+    Wrong(
+        "the run waits for the tool",
+        {**solutions.PREDICT_ABANDON, "stop_reason": "answered", "phase": None},
+    ),
     Wrong("both are killed", {**solutions.PREDICT_ABANDON, "in_process_code": "TOOL_KILLED"}),
 )
 
@@ -655,8 +700,13 @@ def class_logic_as_input(failure):
 
 
 def class_unknown_is_transient(failure):
-    known = ("TESTS_FAILED", "CHECK_FAILED", "PATH_NOT_ALLOWED", "PERMISSION_DENIED",
-             "POLICY_DENIED")
+    known = (
+        "TESTS_FAILED",
+        "CHECK_FAILED",
+        "PATH_NOT_ALLOWED",
+        "PERMISSION_DENIED",
+        "POLICY_DENIED",
+    )
     if isinstance(failure, str) and failure not in known:
         return "transient"  # "no idea what went wrong: try again"
     return solutions.error_class(failure)
@@ -786,20 +836,27 @@ TRACE = (
 )
 
 PREDICT_RETRY = (
-    Wrong("the SDK retries by itself", {**solutions.PREDICT_RETRY,
-                                         "no_retry_stop_reason": "answered"}),
+    Wrong(
+        "the SDK retries by itself", {**solutions.PREDICT_RETRY, "no_retry_stop_reason": "answered"}
+    ),
     Wrong("a retry is a new step", {**solutions.PREDICT_RETRY, "retry_steps": 3}),
-    Wrong("a retried request is not counted", {**solutions.PREDICT_RETRY,
-                                               "retry_model_requests": 2}),
+    Wrong(
+        "a retried request is not counted", {**solutions.PREDICT_RETRY, "retry_model_requests": 2}
+    ),
 )
 
 PREDICT_LOGIC = (
-    Wrong("a failing test is a tool failure",
-          {**solutions.PREDICT_LOGIC, "outcome": "tool_error", "tool_errors": 1}),
-    Wrong("counted as an error although it completed", {**solutions.PREDICT_LOGIC,
-                                                         "tool_errors": 1}),
-    Wrong("failing tests are invalid input", {**solutions.PREDICT_LOGIC,
-                                              "first_error_class": "invalid_input"}),
+    Wrong(
+        "a failing test is a tool failure",
+        {**solutions.PREDICT_LOGIC, "outcome": "tool_error", "tool_errors": 1},
+    ),
+    Wrong(
+        "counted as an error although it completed", {**solutions.PREDICT_LOGIC, "tool_errors": 1}
+    ),
+    Wrong(
+        "failing tests are invalid input",
+        {**solutions.PREDICT_LOGIC, "first_error_class": "invalid_input"},
+    ),
 )
 
 
@@ -905,8 +962,10 @@ PREDICT_SEEDS = (
 )
 
 READ_SWEEP = (
-    Wrong("the completion of every task, not of those that could complete",
-          {**solutions.READING, "completion_at_8": 0.333}),
+    Wrong(
+        "the completion of every task, not of those that could complete",
+        {**solutions.READING, "completion_at_8": 0.333},
+    ),
     Wrong("wasted steps counted as runs", {**solutions.READING, "wasted_at_24": 9}),
     Wrong("the cap of the longest task plus a margin", {**solutions.READING, "best_cap_95": 16}),
 )
