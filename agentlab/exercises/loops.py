@@ -19,6 +19,7 @@ This module does not decide which scenarios an exercise uses.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import shutil
 from collections.abc import Callable, Iterator
@@ -123,8 +124,13 @@ class Transcript:
     runaway: bool = False
 
 
+@functools.cache
 def reference_run(scenario: Scenario) -> tuple[Transcript, str]:
-    """The reference loop on ``scenario``: its transcript and its ending."""
+    """The reference loop on ``scenario``: its transcript and its ending.
+
+    Cached: scenarios are frozen and scripted, so the reference run never changes.
+    Callers only read the transcript.
+    """
     client = scenario.client()
     with sandbox() as (_, tools):
         result = minimal_loop(scenario.task, client, tools, scenario.max_steps)
