@@ -224,6 +224,12 @@ def test_completion_from_the_widest_runs_matches_a_real_sweep():
         assert ch05.completion_at(ch05.CHAPTER_SEED, cap) == summary.loc[cap, "completion_rate"]
 
 
+def test_importing_the_exercises_does_not_load_pandas():
+    code = "import sys, agentlab.exercises; print('pandas' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False" and out.stderr == ""
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "agentlab.exercises", *args],

@@ -18,11 +18,8 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from ..experiments import make_population, run_profile, smallest_cap, summarize, sweep
 from ..i18n import tr
 from . import solutions, wrong
 from .core import (
@@ -39,6 +36,9 @@ from .core import (
 )
 from .core import wrong as wrong_verdict
 
+if TYPE_CHECKING:  # pandas and the sweeps load only when a chapter-05 check runs
+    import pandas as pd
+
 POPULATION = 30  # tasks per seed, as in the chapter
 WIDEST_CAP = 24  # the chapter sweeps caps 1..24
 TARGET = 0.95
@@ -48,6 +48,8 @@ CHAPTER_SEED = 0
 @functools.lru_cache(maxsize=16)
 def _results(seed: int, caps: tuple[int, ...], size: int = POPULATION) -> pd.DataFrame:
     """A real sweep (cached: the same seed and caps always give the same rows)."""
+    from ..experiments import make_population, sweep
+
     return sweep(make_population(size, seed=seed), list(caps))
 
 
@@ -59,6 +61,8 @@ def _longest_runs(seed: int) -> tuple[tuple[str, int], ...]:
     the history alone and the cap only stops the loop before a step. So a task completes
     at ``cap`` exactly when its run here completed within ``cap`` steps.
     """
+    from ..experiments import make_population, run_profile
+
     able = [p for p in make_population(POPULATION, seed=seed) if p.could_complete]
     rows = (run_profile(p, WIDEST_CAP) for p in able)
     return tuple((row["outcome"], row["steps"]) for row in rows)
@@ -119,6 +123,8 @@ RESULT_SIZE = 15  # a smaller population than the chapter's: enough kinds, fewer
 
 def _no_able_tasks() -> pd.DataFrame:
     """A hand-made sweep where nothing could complete at cap 3 (only runaways)."""
+    import pandas as pd
+
     rows = [
         {
             "profile": i,
@@ -139,6 +145,8 @@ def _no_able_tasks() -> pd.DataFrame:
 
 def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
     """(case key, results, cap, that cap's row of summarize(results))."""
+    from ..experiments import summarize
+
     real = _results(CHAPTER_SEED, RESULT_CAPS, RESULT_SIZE)
     summary = summarize(real).set_index("cap")
     cases = [("real", real, cap, summary.loc[cap]) for cap in RESULT_CAPS]
@@ -195,25 +203,30 @@ def robust_cap(summaries, target):
 
 def summary_of(rates: list[float], shuffled: bool = False) -> pd.DataFrame:
     """A summary table with caps 1..n and these completion rates."""
+    import pandas as pd
+
     frame = pd.DataFrame({"cap": range(1, len(rates) + 1), "completion_rate": rates})
     return frame.iloc[::-1].reset_index(drop=True) if shuffled else frame
 
 
 RATES = [0.0, 0.2, 0.5, 0.8, 0.95, 0.95, 1.0, 1.0]
 
-# (case key, summary, target)
+# (case key, reversed rows?, target)
 PICK_CASES = (
-    ("exact", summary_of(RATES), 0.95),
-    ("lower", summary_of(RATES), 0.8),
-    ("all", summary_of(RATES), 1.0),
-    ("reversed", summary_of(RATES, shuffled=True), 0.95),
-    ("unreachable", summary_of(RATES), 1.01),
+    ("exact", False, 0.95),
+    ("lower", False, 0.8),
+    ("all", False, 1.0),
+    ("reversed", True, 0.95),
+    ("unreachable", False, 1.01),
 )
 
 
 def check_pick_cap(answer: Any) -> Verdict:
+    from ..experiments import smallest_cap
+
     need_callable(answer, "pick_cap")
-    for case, summary, target in PICK_CASES:
+    for case, reverse, target in PICK_CASES:
+        summary = summary_of(RATES, shuffled=reverse)
         label = tr(f"exercise.05-pick-cap.case.{case}")
         got = run_student(
             answer, summary.copy(), target, what=tr("exercise.05.what_pick", case=label)
@@ -239,20 +252,22 @@ def _as_cap(value: Any) -> Any:
     return value
 
 
-# caps 7, 5 and 6 first reach 0.95 in these three; the last never does
+# caps 7, 5 and 6 first reach 0.95 in the first three; the last never does
 SEED_LIKE = {
-    "a": summary_of([0.0, 0.3, 0.6, 0.8, 0.9, 0.9, 0.96, 1.0]),
-    "b": summary_of([0.1, 0.4, 0.7, 0.9, 0.95, 1.0, 1.0, 1.0]),
-    "c": summary_of([0.0, 0.2, 0.5, 0.7, 0.9, 0.95, 1.0, 1.0]),
-    "never": summary_of([0.0, 0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.9]),
+    "a": [0.0, 0.3, 0.6, 0.8, 0.9, 0.9, 0.96, 1.0],
+    "b": [0.1, 0.4, 0.7, 0.9, 0.95, 1.0, 1.0, 1.0],
+    "c": [0.0, 0.2, 0.5, 0.7, 0.9, 0.95, 1.0, 1.0],
+    "never": [0.0, 0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.9],
 }
 ROBUST_CASES = (("a", "b", "c"), ("b", "a"), ("b",), ("b", "never"))
 
 
 def check_robust_cap(answer: Any) -> Verdict:
+    from ..experiments import smallest_cap
+
     need_callable(answer, "robust_cap")
     for names in ROBUST_CASES:
-        summaries = [SEED_LIKE[n] for n in names]
+        summaries = [summary_of(SEED_LIKE[n]) for n in names]
         each = [smallest_cap(s, TARGET) for s in summaries]
         expected = None if None in each else max(each)
         got = run_student(
@@ -329,6 +344,8 @@ reading = {
 
 
 def check_read_sweep(answer: Any) -> Verdict:
+    from ..experiments import summarize
+
     fields = ("completion_at_8", "wasted_at_24", "best_cap_95")
     if is_unfinished(answer):
         return not_done(tr("exercise.not_done.prediction"))
