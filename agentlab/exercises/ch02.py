@@ -297,7 +297,7 @@ def check_capped_loop(answer: Any) -> Verdict:
     for scenario in CAPPED_SCENARIOS:
         ref, ending = reference_run(scenario)
         got = student_run(answer, scenario, "capped_loop")
-        compare(got, ref, scenario, ending, "capped_loop")
+        compare(got, ref, scenario, ending)
         returned = got.returned
         if not isinstance(returned, tuple | list) or len(returned) != 2:
             return wrong_verdict(

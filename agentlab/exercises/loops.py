@@ -244,7 +244,6 @@ def compare(
     ref: Transcript,
     scenario: Scenario,
     ref_ending: str,
-    name: str,
 ) -> None:
     """Raise Judged with the first problem of ``got``; return if it matches ``ref``."""
 
