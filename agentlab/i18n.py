@@ -876,7 +876,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "'answered'): assert that the ending is 'max_steps'",
     ),
     "exercise.02-stub-test.passed": (
-        "你的测试放过了正确的循环，抓住了多请求一次和谎报结局的循环",
+        "你的测试让正确的循环通过，抓住了多请求一次和谎报结局的循环",
         "your test passes the correct loop and catches the loops that ask once too often or "
         "lie about their ending",
     ),
