@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from agentlab import Budget, run_agent
-from agentlab.budget import call_key
 from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, call, say
 from agentlab.clients.behaviours import honest_analyst
 from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
+from agentlab.i18n import tr
 from agentlab.tools import Tool, ToolRegistry, error, ok, sales_tools
+from agentlab.tools.registry import call_key
 from agentlab.trace import read_trace
 
 SAFETY = 1.0  # seconds: a bound no healthy run comes near; benchmarks measure the truth
@@ -49,7 +50,8 @@ def test_1_an_always_failing_tool_ends_with_no_progress(faults, tmp_path):
     # The first failure is new information (a new error); then max_no_progress
     # steps in a row bring nothing new.
     assert result.steps == budget.max_no_progress + 1
-    assert "4 steps in a row" in result.warnings[-1] and "always_fails" in result.warnings[-1]
+    assert result.warnings[-1].startswith(tr("guard.no_progress", steps=4, where=""))
+    assert "always_fails" in result.warnings[-1]
 
 
 def test_2_the_same_content_for_the_same_call_ends_with_repeat_call(faults, tmp_path):
@@ -63,7 +65,7 @@ def test_2_the_same_content_for_the_same_call_ends_with_repeat_call(faults, tmp_
     ]
     # seed table: calls 1-2 run, the 3rd is refused with a hint, the 4th stops the run
     assert statuses == ["ok", "ok", "REPEATED_CALL", "NOT_RUN"]
-    assert "Change strategy" in client.requests[3].messages[-1]["content"]
+    assert tr("guard.repeat_hint", before=2) in client.requests[3].messages[-1]["content"]
 
 
 def test_3_a_short_deadline_stops_on_time_instead_of_waiting(tmp_path):
@@ -99,7 +101,10 @@ def test_5_oversized_output_is_really_truncated_in_what_the_model_received(fault
     assert log.startswith("[0000] compiling")
     assert "ERROR: module_17 failed" in log and "ERROR: 3 tests failed" in log  # key lines kept
     assert log.rstrip().endswith("summary: 2 errors, build failed")  # tail kept
-    assert "[truncated: removed" in log
+    assert tr("context.marker", removed=0, total=0, keys=0)[:6] in log
+    assert json.loads(received)["truncated"].startswith(
+        tr("context.note", total=52630, where="")[:8]
+    )
     record = result.tool_results[0]
     assert record["truncated_chars"] > 40_000
     saved = json.loads(Path(record["saved_to"]).read_text(encoding="utf-8"))
@@ -233,7 +238,8 @@ def test_calls_beyond_the_per_turn_cap_are_not_executed(tmp_path):
     result = run(client, sales_tools(), Budget(max_tool_calls_per_turn=1), tmp_path)
     codes = [(r["result"]["error"] or {}).get("code") for r in result.tool_results]
     assert codes == [None, "TOO_MANY_CALLS", "TOO_MANY_CALLS"]
-    assert "only 1 tool call(s) per turn" in client.requests[1].messages[-1]["content"]
+    expected = tr("guard.too_many_calls", cap=1, name="analyze_csv")
+    assert expected in client.requests[1].messages[-1]["content"]
 
 
 # -- error classes and retries ------------------------------------------------------
@@ -253,7 +259,7 @@ def test_retries_run_out(tmp_path):
     client = ScriptedClient(flaky(honest_analyst, failures=5, status=503))
     result = run(client, sales_tools(), Budget(max_retries=1, retry_backoff_s=0.001), tmp_path)
     assert result.stop_reason == "model_error" and result.model_requests == 2
-    assert "after 2 attempts" in result.warnings[-1]
+    assert tr("model.attempts", n=2) in result.warnings[-1]
 
 
 def test_backoff_waits_come_out_of_the_deadline(tmp_path):
@@ -325,7 +331,7 @@ def test_a_final_answer_is_not_completion_while_the_check_fails(tmp_path):
     assert result.outcome == "completed" and result.steps == 3
     assert client.requests[1].messages[-1] == {
         "role": "user",
-        "content": "Not done yet: the report file does not exist",
+        "content": tr("loop.not_done", reason="the report file does not exist"),
     }
 
 
@@ -357,8 +363,9 @@ def test_folding_compresses_old_steps_in_what_the_model_receives(tmp_path):
     result = run(client, sales_tools(), Budget(max_steps=4), tmp_path, fold_after_steps=2)
     fourth = client.requests[3].messages
     tool_contents = [m["content"] for m in fourth if m["role"] == "tool"]
-    assert tool_contents[0].startswith("[folded] analyze_csv(")
-    assert not tool_contents[-1].startswith("[folded]")
+    folded = tr("context.folded_error", call="analyze_csv(", code="", message="").split("(")[0]
+    assert tool_contents[0].startswith(folded + "(")
+    assert not tool_contents[-1].startswith(folded)
     assert result.tool_results[0]["result"]["error"]["code"] == "FILE_NOT_FOUND"  # kept in full
 
 

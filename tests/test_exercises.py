@@ -7,7 +7,9 @@ and shared by the tests that look at them, so the whole file stays quick.
 
 from __future__ import annotations
 
+import ast
 import functools
+import re
 import subprocess
 import sys
 import threading
@@ -158,6 +160,33 @@ def test_the_exercise_texts_are_complete_in_both_languages():
             assert f"exercise.{exercise.id}.{part}" in CATALOG
         if exercise.kind == "predict" and exercise.id != "05-predict-seeds":
             assert f"exercise.{exercise.id}.why" in CATALOG
+
+
+def key_patterns() -> tuple[set[str], list[re.Pattern]]:
+    """Every string literal in agentlab/exercises, and every f-string as a pattern."""
+    literals, patterns = set(), []
+    for path in (REPO / "agentlab" / "exercises").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literals.add(node.value)
+            elif isinstance(node, ast.JoinedStr):
+                parts = [
+                    re.escape(v.value) if isinstance(v, ast.Constant) else "[^.]+"
+                    for v in node.values
+                ]
+                if parts and parts[0].startswith(re.escape("exercise.")):
+                    patterns.append(re.compile("".join(parts)))
+    return literals, patterns
+
+
+def test_every_exercise_text_is_reachable():
+    """The i18n test skips keys with computed names; this is their check."""
+    literals, patterns = key_patterns()
+    for key in (k for k in CATALOG if k.startswith("exercise.")):
+        assert key in literals or any(p.fullmatch(key) for p in patterns), key
+        part = key.split(".")[1]
+        if re.fullmatch(r"\d\d-.+", part) and part not in ("05",):
+            assert part in IDS, key
 
 
 def test_a_check_cell_shows_its_message_once(capsys):

@@ -118,3 +118,19 @@ def test_where_they_differ_on_purpose_a_refused_path():
     assert fed_back.messages == reference.messages
     assert stopped.stop_reason == "policy_denied"
     assert stopped.messages == reference.messages[:-1]  # everything but the model's answer
+
+
+def test_the_minimal_loop_is_one_file_to_read():
+    """Beside the model client and the tool itself, a run enters only the loop's own file,
+    the registry that dispatches the calls, and deadline.py (the registry runs every call
+    through its time limit, which is "none" here); run_agent enters seven."""
+    from .test_reading_path import files_entered
+
+    client, tools = scripted("honest_analyst"), sales_tools()
+    result = {}
+
+    def run():
+        result["run"] = minimal_loop(SEED_QUESTION, client, tools, 4)
+
+    assert files_entered(run) == {"minimal_loop.py", "tools/registry.py", "deadline.py"}
+    assert result["run"].ending == "answered"

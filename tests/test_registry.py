@@ -6,6 +6,8 @@ import pytest
 
 from agentlab.tools import Tool, ToolRegistry, error, ok
 
+pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
+
 
 def echo(text: str, times: int = 1):
     return ok(text * times)

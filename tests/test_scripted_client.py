@@ -19,6 +19,8 @@ from agentlab.clients import (
     scripted,
 )
 
+pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
+
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
@@ -96,9 +98,9 @@ def test_policy_sees_the_conversation():
 def test_usage_follows_the_documented_estimate():
     client = ScriptedClient([say("abcdefgh")])
     response = client.chat.completions.create(model="m", messages=MESSAGES)
-    # the prompt is the messages as sent: compact JSON, plus one separator
+    # the prompt is the messages (and tools, none here) as compact JSON
     sent = json.dumps(MESSAGES, ensure_ascii=False, separators=(",", ":"))
-    prompt = math.ceil((len(sent.encode()) + len('"messages":,')) / 4)
+    prompt = math.ceil(len(sent.encode()) / 4)
     assert response.usage.prompt_tokens == prompt
     assert response.usage.completion_tokens == 2
     assert response.usage.total_tokens == prompt + 2

@@ -17,7 +17,8 @@ import difflib
 import re
 from collections.abc import Callable
 
-from .scripted import Conversation, Exchange, ScriptedClient, Turn, call, say
+from .script import Conversation, Exchange, Turn, call, say
+from .scripted import ScriptedClient
 
 CSV_NAME = re.compile(r"[\w\-./]*\w\.csv", re.ASCII)
 FILE_NAME = re.compile(r"[\w\-./~]*\w\.[A-Za-z]\w*", re.ASCII)

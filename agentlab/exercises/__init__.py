@@ -46,7 +46,7 @@ class CheckResult:
 
     exercise: str
     passed: bool
-    status: str  # "passed" | "not_done" | "wrong"
+    status: str  # "passed" | "not_done" | "wrong" | "error" (the check broke)
     message: str
 
     def __repr__(self) -> str:

@@ -57,7 +57,7 @@ def verify_exercise(exercise: Exercise) -> list[tuple[bool, str]]:
             key = {PASSED: "expected_pass", NOT_DONE: "expected_not_done"}.get(
                 expected, "expected_wrong"
             )
-            message = f"{tr('exercise.verify.' + key)}: {message}"
+            message = f"{tr(f'exercise.verify.{key}')}: {message}"
         mark = "✓" if right else "✗"
         lines.append(
             (

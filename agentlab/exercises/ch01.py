@@ -17,10 +17,9 @@ import shutil
 from typing import Any
 
 from .. import Budget, run_agent
-from ..clients import Reply, ScriptedClient, ToolCall, scripted
-from ..clients.scripted import Chunking
+from ..clients import Chunking, Reply, ScriptedClient, ToolCall, scripted
 from ..i18n import tr
-from ..tools import file_tools, sandbox_copy
+from ..tools import Tool, ToolRegistry, sandbox_copy
 from ..tools import files as library_files
 from . import solutions, wrong
 from .core import (
@@ -273,10 +272,23 @@ def check_append_text(answer: Any) -> Verdict:
         shutil.rmtree(box.parent, ignore_errors=True)
 
 
+class RecordingRegistry(ToolRegistry):
+    """A registry that remembers the Tool objects registered into it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.registered: dict[str, Tool] = {}
+
+    def register(self, tool: Tool) -> Tool:
+        registered = super().register(tool)
+        self.registered[tool.name] = tool
+        return registered
+
+
 def _check_append_text(answer: Any, box: Any) -> Verdict:
-    registry = file_tools(box, names=("list_dir", "read_text", "write_text"))
+    registry = RecordingRegistry()
     run_student(answer, registry, box, what=tr("exercise.01-append-text.what_register"))
-    tool = registry.get("append_text")
+    tool = registry.registered.get("append_text")
     if tool is None:
         return wrong_verdict(tr("exercise.01-append-text.not_registered", names=registry.names))
     schema = tool.strict_parameters()

@@ -155,7 +155,7 @@ def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
     return cases
 
 
-def _check_measure(answer: Any, name: str, column: str, key: str) -> Verdict:
+def _check_measure(answer: Any, name: str, column: str, key: str, passed_key: str) -> Verdict:
     need_callable(answer, name)
     for case, results, cap, row in _measure_cases():
         label = tr(f"exercise.05.case.{case}")
@@ -169,18 +169,26 @@ def _check_measure(answer: Any, name: str, column: str, key: str) -> Verdict:
             return wrong_verdict(
                 tr(key, case=label, cap=cap, expected=shown_expected, got=shown(got))
             )
-    return passed(tr(f"{key}_passed"))
+    return passed(tr(passed_key))
 
 
 def check_completion_rate(answer: Any) -> Verdict:
     return _check_measure(
-        answer, "completion_rate", "completion_rate", "exercise.05-completion-rate.mismatch"
+        answer,
+        "completion_rate",
+        "completion_rate",
+        "exercise.05-completion-rate.mismatch",
+        "exercise.05-completion-rate.passed",
     )
 
 
 def check_wasted_steps(answer: Any) -> Verdict:
     return _check_measure(
-        answer, "wasted_steps", "wasted_steps", "exercise.05-wasted-steps.mismatch"
+        answer,
+        "wasted_steps",
+        "wasted_steps",
+        "exercise.05-wasted-steps.mismatch",
+        "exercise.05-wasted-steps.passed",
     )
 
 

@@ -2,12 +2,14 @@
 
 A check is a plain function ``answer -> Verdict``. It runs the student's
 answer against scripted scenarios and names the *first* thing that is wrong.
-Three things can come out:
+Four things can come out:
 
 - ``passed``   — every scenario behaved as the exercise asks;
 - ``not_done`` — the answer is still the starter (``...`` or
   ``NotImplementedError``), or a prediction still has ``...`` in it;
-- ``wrong``    — the first concrete problem, in words a student can act on.
+- ``wrong``    — the first concrete problem, in words a student can act on;
+- ``error``    — the check itself broke (a bug here, or an answer whose ``==``
+  raises): the student reads it as "not right", ``verify`` as a misjudgement.
 
 Student code is never trusted: :func:`run_student` runs it with its output
 hidden, warnings silenced and a time limit, and turns whatever it does
@@ -42,6 +44,8 @@ from ..i18n import tr
 DEFAULT_TIME_LIMIT_S = 5.0
 
 PASSED, NOT_DONE, WRONG = "passed", "not_done", "wrong"
+ERROR = "error"  # the check itself failed: shown to the student as "not right", never
+# counted as a right verdict by ``verify``
 
 
 @dataclass(frozen=True)
@@ -258,7 +262,7 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
         except Runaway as runaway:
             return wrong(tr("exercise.runaway", requests=runaway.requests))
         except Exception as exc:  # e.g. an answer whose == raises: still a verdict
-            return wrong(tr("exercise.check_failed", error=describe(exc)))
+            return Verdict(ERROR, tr("exercise.check_failed", error=describe(exc)))
 
 
 # -- describing things without machine-specific noise ------------------------------

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..clients import Conversation, Reply, ScriptedClient, ToolCall, call, say, scripted
+from ..clients import BEHAVIOURS, Conversation, Reply, ScriptedClient, ToolCall, call, say
 from ..i18n import tr
 from ..minimal_loop import minimal_loop
 from ..tools import ToolRegistry, file_tools, sandbox_copy
@@ -76,10 +76,9 @@ class Scenario:
         return tr(f"exercise.scenario.{self.key}")
 
     def client(self) -> ScriptedClient:
-        base = (
-            scripted(self.policy) if isinstance(self.policy, str) else ScriptedClient(self.policy)
-        )
-        return runaway_guard(base, self.max_steps + RUNAWAY_AFTER)
+        policy = BEHAVIOURS[self.policy] if isinstance(self.policy, str) else self.policy
+        guarded = runaway_guard(policy, self.max_steps + RUNAWAY_AFTER)
+        return ScriptedClient(guarded, name=self.key)
 
 
 HONEST = Scenario("honest", "todo_clerk", TODO_TASK, 8)
@@ -91,17 +90,15 @@ UNKNOWN_TOOL = Scenario("unknown_tool", asks_unknown_tool, "删掉 meeting.md", 
 NEVER_STOPS = Scenario("never_stops", lists_forever, "把沙盒里的文件都列出来", 3)
 
 
-def runaway_guard(client: ScriptedClient, limit: int) -> ScriptedClient:
-    """``client``, made to raise :class:`Runaway` on its ``limit + 1``-th request."""
-    policy = client.policy
+def runaway_guard(policy: Callable[[Conversation], Any], limit: int) -> Callable[..., Any]:
+    """``policy``, made to raise :class:`Runaway` on its ``limit + 1``-th request."""
 
     def guarded(conversation: Conversation) -> Any:
         if conversation.request_number > limit:
             raise Runaway(limit)
         return policy(conversation)
 
-    client.policy = guarded
-    return client
+    return guarded
 
 
 @contextlib.contextmanager

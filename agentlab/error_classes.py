@@ -15,11 +15,10 @@ logic           a check the task itself fails         normal feedback: counted a
                 (tests fail, file not as expected)    step, not as a tool failure
 ==============  ====================================  ==================================
 
-A retry waits ``retry_backoff_s`` (doubling each time) or what the service
-asked for in ``Retry-After`` / ``retry-after-ms``, whichever is longer, and
-only if that wait ends before the run's deadline; otherwise the run stops at
-once rather than sleeping until the deadline. A 401/403 message tells the
-student to check the API key.
+Only *model requests* are retried by the loop (how long to wait is
+``retry.py``'s job). A transient *tool* error (``UNAVAILABLE``) is fed back
+to the model like any other error: the model may call again, and the repeat
+and no-progress guards bound how often.
 
 Tool error codes are mapped by :data:`TOOL_ERROR_CLASSES`; a code not listed
 is treated as ``invalid_input`` (feed it back, do not retry). Retrying a
@@ -28,9 +27,10 @@ permission refusal or a failing test is the most common way to burn budget.
 
 from __future__ import annotations
 
-from .request import ModelFailure
+from typing import TYPE_CHECKING
 
-ERROR_CLASSES = ("transient", "invalid_input", "permission", "logic")
+if TYPE_CHECKING:  # request.py imports this module
+    from .request import ModelFailure
 
 TOOL_ERROR_CLASSES = {
     "TIMEOUT": "transient",
