@@ -83,7 +83,11 @@ def test_every_code_has_a_meaning_in_the_glossary():
 
 
 def test_chinese_by_default_english_behind_one_switch(monkeypatch):
-    monkeypatch.delenv("AGENTLAB_LANG", raising=False)
+    # setenv first, so that monkeypatch restores the variable set_language() sets below
+    # (delenv of an absent variable records nothing, and "en" leaked into later tests
+    # and into the notebooks' kernels)
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")
+    monkeypatch.delenv("AGENTLAB_LANG")
     assert language() == "zh"
 
     def warning() -> str:
