@@ -18,7 +18,7 @@ from typing import Any
 from .. import Budget, run_agent
 from ..clients import ScriptedClient, call, say, scripted
 from ..clients.behaviours import honest_analyst
-from ..error_classes import model_failure_class, tool_error_class
+from ..failures import model_failure_class, tool_error_class
 from ..faults import fault_tools, flaky, huge_log, keeps_calling
 from ..i18n import tr
 from ..request import ModelFailure
