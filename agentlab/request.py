@@ -51,8 +51,6 @@ class CallRequest:
     id: str
     name: str
     arguments: str
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Fields the provider added to the call (Gemini 3: ``extra_content``)."""
 
 
 @dataclass
@@ -71,6 +69,8 @@ class ModelTurn:
     """The model's thinking, kept apart from the answer (``None``: it showed none)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Fields the provider added to its message (DeepSeek: ``reasoning_content``)."""
+    call_fields: tuple[dict[str, Any], ...] = ()
+    """Per call, in order, the fields the provider added to it (Gemini 3: ``extra_content``)."""
     notes: tuple[str, ...] = ()
     """Warnings about how the reply had to be read (e.g. a legacy ``function_call``)."""
 
@@ -82,14 +82,15 @@ class ModelTurn:
         """
         message: dict[str, Any] = {"role": "assistant", "content": self.content, **self.extra}
         if self.calls:
+            added = self.call_fields or tuple({} for _ in self.calls)
             message["tool_calls"] = [
                 {
                     "id": c.id,
                     "type": "function",
                     "function": {"name": c.name, "arguments": c.arguments},
-                    **c.extra,
+                    **fields,
                 }
-                for c in self.calls
+                for c, fields in zip(self.calls, added, strict=True)
             ]
         return message
 
@@ -156,6 +157,7 @@ def _ask_in_time(
 def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> ModelTurn:
     """Count the turn's tokens, warn about what is wrong with it, trace it."""
     run.tokens += turn.tokens
+    run.last_turn_tokens = turn.tokens
     if not turn.usage_reported:
         run.warn(tr("model.no_usage"))
     for note in turn.notes:
@@ -227,10 +229,12 @@ def request_turn(
             return turn_from_completion(reply)
         with reply:
             s = read_stream(reply, on_text, on_reasoning)
-        calls = [CallRequest(*call) for call in s.calls]
-        return make_turn(
-            s.content, calls, s.usage, s.finish_reason, s.fragments, s.reasoning, s.extra, s.notes
-        )
+        calls = [CallRequest(c.id, c.name, c.arguments) for c in s.calls]
+        turn = make_turn(s.content, calls, s.usage, s.finish_reason, s.fragments, s.reasoning)
+        if s.extra or s.notes or any(c.extra for c in s.calls):
+            call_fields = tuple(c.extra for c in s.calls)
+            return replace(turn, extra=s.extra, notes=s.notes, call_fields=call_fields)
+        return turn
     except Exception as exc:  # whatever the service or its reply does, the run survives
         return failure_from(exc, secret=getattr(client, "api_key", None))
 
@@ -272,32 +276,37 @@ def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
     if not choices:
         return ModelFailure("bad_reply", tr("model.no_choices"))
     message = choices[0].message
-    calls = [_call_from(tc) for tc in message.tool_calls or []]
-    content, reasoning, extra, notes = message.content, None, {}, ()
-    if not _plain(message):  # reasoning, typed parts, a provider's own fields, a legacy call
-        content, reasoning, extra, legacy = quirks.read_message(message)
-        if legacy and not calls:  # the deprecated functions API: one call, no id
-            calls = [CallRequest("", _text(legacy.name), _text(legacy.arguments))]
-            notes = (tr("provider.legacy_function_call"),)
-    usage = getattr(response, "usage", None)
-    finish_reason = getattr(choices[0], "finish_reason", None)
-    return make_turn(content, calls, usage, finish_reason, (), reasoning, extra, notes)
+    tool_calls = message.tool_calls or []
+    calls = [_call_from(tc) for tc in tool_calls]
+    usage, finish_reason = getattr(response, "usage", None), choices[0].finish_reason
+    if _plain(message, tool_calls):
+        return make_turn(message.content, calls, usage, finish_reason)
+    # reasoning, typed parts, a provider's own fields, a legacy call: quirks.py
+    content, reasoning, extra, legacy = quirks.read_message(message)
+    notes = ()
+    if legacy and not calls:  # the deprecated functions API: one call, no id
+        calls = [CallRequest("", _text(legacy.name), _text(legacy.arguments))]
+        notes = (tr("provider.legacy_function_call"),)
+    call_fields = tuple(quirks.kept_fields(tc) for tc in tool_calls) if tool_calls else ()
+    turn = make_turn(content, calls, usage, finish_reason, (), reasoning)
+    return replace(turn, extra=extra, notes=notes, call_fields=call_fields)
 
 
-def _plain(message: Any) -> bool:
-    """The plain OpenAI shape: text (no ``<think>`` block) or null, and tool calls."""
+def _plain(message: Any, tool_calls: list[Any]) -> bool:
+    """The plain OpenAI shape: text (no ``<think>`` block) or null, tool calls, nothing else."""
     content = message.content
     if content is not None and not (isinstance(content, str) and "<think>" not in content[:64]):
         return False
-    return not getattr(message, "model_extra", None) and message.function_call is None
+    if getattr(message, "model_extra", None) or message.function_call is not None:
+        return False
+    return not any(getattr(tc, "model_extra", None) for tc in tool_calls)
 
 
 def _call_from(tc: Any) -> CallRequest:
-    extra = quirks.kept_fields(tc) if getattr(tc, "model_extra", None) else {}
     function = getattr(tc, "function", None)
     if function is None:  # e.g. a "custom" tool call: not something we offered
-        return CallRequest(_text(tc.id), f"<{_text(getattr(tc, 'type', None))}>", "", extra)
-    return CallRequest(_text(tc.id), _text(function.name), _text(function.arguments), extra)
+        return CallRequest(_text(tc.id), f"<{_text(getattr(tc, 'type', None))}>", "")
+    return CallRequest(_text(tc.id), _text(function.name), _text(function.arguments))
 
 
 def _text(value: Any) -> str:
@@ -315,8 +324,6 @@ def make_turn(
     finish_reason: str | None,
     fragments: tuple[Fragment, ...] = (),
     reasoning: str | None = None,
-    extra: dict[str, Any] | None = None,
-    notes: tuple[str, ...] = (),
 ) -> ModelTurn:
     """A turn from a reply's parts, streamed or not; ``usage`` may be missing.
 
@@ -332,8 +339,6 @@ def make_turn(
         finish_reason=finish_reason if isinstance(finish_reason, str) else None,
         fragments=fragments,
         reasoning=reasoning if isinstance(reasoning, str) and reasoning.strip() else None,
-        extra=dict(extra or {}),
-        notes=tuple(notes),
     )
 
 
