@@ -313,10 +313,12 @@ def read_stream(
         if getattr(chunk, "usage", None):
             usage = chunk.usage  # the last chunk carries it, when asked for
         choices = getattr(chunk, "choices", None)
-        if not choices or getattr(choices[0], "delta", None) is None:
+        if not choices:
             continue
-        finish_reason = choices[0].finish_reason or finish_reason
-        delta = choices[0].delta
+        finish_reason = getattr(choices[0], "finish_reason", None) or finish_reason
+        delta = getattr(choices[0], "delta", None)
+        if delta is None:
+            continue
         if getattr(delta, "model_extra", None):  # a provider's own fields (reasoning, ...)
             fields = quirks.kept_fields(delta)
             quirks.merge_fields(extra, fields)

@@ -500,3 +500,10 @@ def test_any_json_in_any_field_of_a_stream_ends_in_a_run_result(place, value):
         budget=Budget(max_steps=3),
     )
     assert_a_run_result(result)
+
+
+def test_a_finish_reason_in_a_chunk_without_delta_still_counts():
+    final = chunk(finish="length")
+    del final["choices"][0]["delta"]
+    body = sse(chunk({"content": "the answer is"}), final)
+    assert turn_of(body).finish_reason == "length"
