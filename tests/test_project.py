@@ -136,3 +136,23 @@ def test_chinese_chart_labels_render_with_a_real_font(tmp_path):
 )
 def test_top_level_files_exist(name):
     assert (REPO / name).is_file()
+
+
+def test_the_teaching_data_is_package_data_and_kept_once():
+    """Every file under agentlab/data/ is matched by pyproject's package-data
+    globs (else the wheel would silently leave it out), and there is no second
+    copy of the data at the top of the repository."""
+    from agentlab.tools.sales import COURSE_DATA_DIR
+
+    package = REPO / "agentlab"
+    assert COURSE_DATA_DIR.resolve() == package / "data"
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["agentlab"]
+    files = [p for p in (package / "data").rglob("*") if p.is_file()]
+    assert {"data/input/sales.csv", "data/sandbox/meeting.md"} <= {
+        p.relative_to(package).as_posix() for p in files
+    }
+    for path in files:
+        assert any(path.relative_to(package).match(g) for g in globs), path
+    assert not (REPO / "data").exists()
