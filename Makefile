@@ -66,7 +66,7 @@ notebooks: $(STAMP)
 
 # Refresh the pinned set (needs the registry); commit requirements.lock after.
 lock: $(VENV)/bin/python
-	$(PY) -m pip install --quiet --upgrade -e '.[lab,test]'
+	$(PY) -m pip install --quiet --upgrade -e '.[lab,otel,test]'
 	$(PY) -m pip freeze --all --exclude-editable | grep -v '^pip==' > requirements.lock
 
 # Performance figures (printed, never asserted). `bench` writes what it

@@ -62,4 +62,21 @@ def placeholders(template: str) -> set[str]:
 
 
 # key: (Chinese, English). Keys are grouped by the module that uses them.
-CATALOG: dict[str, tuple[str, str]] = {}
+CATALOG: dict[str, tuple[str, str]] = {
+    # -- otel --
+    "otel.missing": (
+        "导出 OpenTelemetry span 需要可选依赖（缺少 {module}）："
+        "请运行 pip install 'agentlab[otel]'",
+        "Exporting OpenTelemetry spans needs the optional extra (missing {module}): "
+        "pip install 'agentlab[otel]'",
+    ),
+    "otel.bad_source": (
+        "export_trace 需要轨迹事件列表、trace.jsonl 的路径或 RunResult，收到的是 {kind}",
+        "export_trace needs a list of trace events, the path of a trace.jsonl or a RunResult, "
+        "not {kind}",
+    ),
+    "otel.no_trace": (
+        "运行 {task_id} 没有轨迹（trace_dir=False），无法导出",
+        "run {task_id} has no trace (trace_dir=False): nothing to export",
+    ),
+}
