@@ -21,9 +21,10 @@ own (stop reason, outcome, step, budget) go under the ``agentlab.`` prefix.
 
 Times: a trace event is written when its phase *ends*, so a phase spans
 ``[t - elapsed_s, t]`` after the run's ``started_at``. Traces written before
-events had ``t``/``started_at`` are laid out phase after phase from
-:data:`FALLBACK_ORIGIN`: the order and durations are right, the gaps between
-phases are not known.
+events had ``t``/``started_at`` are laid out phase after phase, ending when
+the trace file was last written (or from :data:`FALLBACK_ORIGIN` for a bare
+list of events): the order and durations are right, the gaps between phases
+are not known.
 
 Privacy: no message content is exported unless ``include_content=True``
 (the conventions make content opt-in): no task text, answers, assistant
@@ -129,6 +130,9 @@ def export_trace(
     otel = _import_otel()
     run = _read_source(source)
     timeline = lay_out(run.events, origin)
+    if origin is None and not timeline.start.get("started_at") and run.written_at:
+        # An older trace: its file was last written when the run stopped.
+        timeline.origin = run.written_at - timedelta(seconds=timeline.end)
     model = timeline.start.get("model")
     task_id = timeline.start.get("task_id") or run.task_id
     common = {otel.PROVIDER_NAME: provider}
@@ -317,25 +321,34 @@ class Source:
     task_id: str | None = None
     call_ids: list[str] = field(default_factory=list)  # the tool records' ids, in order
     answer: str | None = None
+    written_at: datetime | None = None  # when the trace file was last written (the stop)
 
 
 def _read_source(source: Any) -> Source:
     """The events of a run, from a list of events, a trace file or a RunResult."""
     if isinstance(source, str | Path):
         path = Path(source)
-        return Source(read_trace(path), task_id=path.parent.name)
+        return Source(read_trace(path), task_id=path.parent.name, written_at=_modified(path))
     if isinstance(source, list | tuple):
         return Source(list(source))
     if hasattr(source, "tool_results") and hasattr(source, "trace_path"):
         events = getattr(source, "events", None)
+        written_at = _modified(Path(source.trace_path)) if source.trace_path else None
         if events is None:
             if not source.trace_path:
                 raise ValueError(tr("otel.no_trace", task_id=source.task_id))
             events = read_trace(source.trace_path)
         # Older traces name no call id on tool events; the records have them, in order.
         ids = [r.get("call_id") for r in source.tool_results]
-        return Source(list(events), source.task_id, ids, source.answer)
+        return Source(list(events), source.task_id, ids, source.answer, written_at)
     raise TypeError(tr("otel.bad_source", kind=type(source).__name__))
+
+
+def _modified(path: Path) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    except OSError:
+        return None
 
 
 def _parse_time(value: Any) -> datetime | None:

@@ -410,6 +410,17 @@ def test_an_older_trace_without_times_is_laid_end_to_end_from_a_fixed_origin(exp
     assert len(children) == 5
 
 
+def test_a_trace_file_puts_the_run_at_its_wall_clock_time(exporter, tmp_path):
+    result = denied_fed_back(tmp_path)
+    start = read_trace(result.trace_path)[0]
+    root, _ = export(result.trace_path, exporter)
+    if start.get("started_at"):
+        assert root.start_time == ns(0, datetime.fromisoformat(start["started_at"]))
+    else:  # an older trace: the file was last written when the run stopped
+        written = Path(result.trace_path).stat().st_mtime
+        assert abs(root.end_time - ns(0, datetime.fromtimestamp(written, tz=UTC))) <= 1000
+
+
 def test_rounded_times_never_make_phases_overlap():
     events = [
         {"event": "phase", "phase": "decide", "t": 0.1, "elapsed_s": 0.1},
