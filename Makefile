@@ -45,6 +45,8 @@ CHROMIUM ?= /usr/bin/chromium
 browser-test: $(STAMP) $(BROWSER_STAMP) $(CHROMIUM)
 	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_notebooks.py \
 		--lab-python $(PY) --chromium $(CHROMIUM) --self-check
+	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_explorer.py \
+		--lab-python $(PY) --chromium $(CHROMIUM)
 
 $(BROWSER_STAMP): tests/browser/requirements.txt
 	test -x $(BROWSER_VENV)/bin/python || $(PYTHON) -m venv $(BROWSER_VENV)
