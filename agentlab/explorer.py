@@ -136,7 +136,7 @@ def _mix_panel(mix: pd.DataFrame, at_cap: Any) -> alt.LayerChart:
         "share:Q",
         title=tr("explorer.share_axis"),
         scale=alt.Scale(domain=[0, 1]),
-        axis=alt.Axis(format=".0%", values=[0, 0.25, 0.5, 0.75, 1]),
+        axis=alt.Axis(format=".0%", values=[0, 0.25, 0.5, 0.75, 1], labelOverlap=False),
     )
     bars = base.mark_bar(height={"band": 0.7}).encode(
         y=y,

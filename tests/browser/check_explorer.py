@@ -117,9 +117,10 @@ def check(page: Page, lab: Lab, shots: Path, outside: list[str]) -> list[str]:
             "els => els.map(e => e.className)"
         )
         return [f"no output drawn by JupyterLab's Vega-Lite renderer; outputs are {kinds}"]
-    chart = f"{output} .vega-embed"
-    page.wait_for_selector(f"{chart} canvas, {chart} svg", timeout=30_000)
-    box = page.locator(f"{chart} canvas, {chart} svg").first.bounding_box()
+    # The drawing itself, without the slider below it (which moves whatever the chart does).
+    chart = f"{output} .vega-embed canvas.marks"
+    page.wait_for_selector(chart, timeout=30_000)
+    box = page.locator(chart).bounding_box()
     if not box or box["width"] < 600 or box["height"] < 250:
         problems.append(f"the chart is not drawn at a real size: {box}")
 
