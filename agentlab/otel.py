@@ -103,11 +103,15 @@ def lay_out(events: Sequence[dict[str, Any]], origin: datetime | None = None) ->
             cursor = end
         elif kind == "warning":
             warnings.append((_number(event["t"]) if timed else cursor, str(event.get("message"))))
-    if stop is not None and not any(e.get("event") == "warning" for e in events):
-        at = _number(stop["t"]) if timed else cursor  # older traces list warnings only here
-        warnings.extend((at, str(message)) for message in stop.get("warnings") or [])
     ended = _number(stop.get("t") if timed else stop.get("elapsed_s")) if stop else 0.0
-    return Timeline(start, stop, origin, phases, warnings, max(ended, cursor))
+    ended = max(ended, cursor)
+    # The stop event lists every warning of the run, plus the stop's own message;
+    # older traces have no warning events, so those not seen yet are placed at the stop.
+    seen = {message for _, message in warnings}
+    for message in (stop or {}).get("warnings") or []:
+        if str(message) not in seen:
+            warnings.append((ended, str(message)))
+    return Timeline(start, stop, origin, phases, warnings, ended)
 
 
 def export_trace(
@@ -141,8 +145,8 @@ def export_trace(
     if task_id:
         common[otel.CONVERSATION_ID] = str(task_id)
 
-    provider_object = tracer_provider or otel.trace.get_tracer_provider()
-    tracer = provider_object.get_tracer("agentlab", __version__, schema_url=otel.schema_url)
+    tracer_provider = tracer_provider or otel.trace.get_tracer_provider()
+    tracer = tracer_provider.get_tracer("agentlab", __version__, schema_url=otel.schema_url)
     at = _clock(timeline.origin)
     root = tracer.start_span(
         f"invoke_agent {agent_name}",
@@ -173,8 +177,8 @@ def export_trace(
     if stop.get("status") == "failed":
         _set_error(otel, root, (str(stop.get("outcome")), f"stop_reason={stop.get('stop_reason')}"))
     root.end(end_time=at(timeline.end))
-    if hasattr(provider_object, "force_flush"):  # a batching exporter sends now, not at exit
-        provider_object.force_flush()
+    if hasattr(tracer_provider, "force_flush"):  # a batching exporter sends now, not at exit
+        tracer_provider.force_flush()
     return format(root.get_span_context().trace_id, "032x")
 
 
