@@ -47,6 +47,11 @@ PARAM = "max_steps"  # the slider's parameter: a fixed name keeps the JSON the s
 PANEL_HEIGHT = 260
 
 
+def outcome_label(outcome: str) -> str:
+    """``completed 正常完成``: the code and its meaning (as report.py's legends say it)."""
+    return f"{outcome} {tr('term.' + outcome)}"
+
+
 class ExplorerChart(alt.HConcatChart):
     """An altair chart that always displays as Vega-Lite JSON (see the module docstring)."""
 
@@ -77,7 +82,7 @@ def explorer_data(
                 {
                     "cap": int(row.cap),
                     "outcome": outcome,
-                    "label": tr(f"explorer.outcome.{outcome}"),
+                    "label": outcome_label(outcome),
                     "share": share,
                     "runs": round(share * int(row.runs)),
                 }
@@ -129,7 +134,7 @@ def cap_explorer(
 
 def _mix_panel(mix: pd.DataFrame, at_cap: Any) -> alt.LayerChart:
     """Bars: the share of runs per outcome at the chosen cap."""
-    labels = [tr(f"explorer.outcome.{o}") for o in OUTCOME_COLOURS]
+    labels = [outcome_label(o) for o in OUTCOME_COLOURS]
     base = alt.Chart(mix).transform_filter(at_cap)
     y = alt.Y("label:N", sort=labels, title=None, axis=alt.Axis(labelLimit=200))
     share = alt.X(

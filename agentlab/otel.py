@@ -69,13 +69,13 @@ class Timed:
 
 @dataclass
 class Timeline:
-    """A trace laid out in time: the run, its phases in order, its warnings."""
+    """A trace laid out in time: the run, its phases in order, the moments in between."""
 
     start: dict[str, Any]  # the start event ({} if the trace has none)
     stop: dict[str, Any] | None  # the stop event (None if the run never got that far)
     origin: datetime  # wall clock of t = 0
     phases: list[Timed]
-    warnings: list[tuple[float, str]]
+    marks: list[tuple[float, str, dict[str, Any]]]  # (when, name, attributes): warnings, wrap-up
     end: float  # when the run ended
 
 
@@ -92,26 +92,29 @@ def lay_out(events: Sequence[dict[str, Any]], origin: datetime | None = None) ->
     if origin is None:
         origin = _parse_time(start.get("started_at")) or FALLBACK_ORIGIN
     timed = all("t" in e for e in events if e.get("event") in ("phase", "stop", "warning"))
-    cursor, phases, warnings = 0.0, [], []
+    cursor, phases, marks = 0.0, [], []
     for event in events:
         kind = event.get("event")
+        at = _number(event.get("t")) if timed else cursor
         if kind == "phase":
             elapsed = max(0.0, _number(event.get("elapsed_s")))
-            end = max(_number(event["t"]), cursor) if timed else cursor + elapsed
+            end = max(at, cursor) if timed else cursor + elapsed
             begin = max(end - elapsed, cursor)
             phases.append(Timed(event, begin, end))
             cursor = end
         elif kind == "warning":
-            warnings.append((_number(event["t"]) if timed else cursor, str(event.get("message"))))
+            marks.append((at, "agentlab.warning", {"agentlab.message": str(event.get("message"))}))
+        elif kind == "wrap_up":  # the reserved last step begins (Budget(wrap_up=True))
+            marks.append((at, "agentlab.wrap_up", {"agentlab.reason": str(event.get("reason"))}))
     ended = _number(stop.get("t") if timed else stop.get("elapsed_s")) if stop else 0.0
     ended = max(ended, cursor)
     # The stop event lists every warning of the run, plus the stop's own message;
     # older traces have no warning events, so those not seen yet are placed at the stop.
-    seen = {message for _, message in warnings}
+    seen = {m[2].get("agentlab.message") for m in marks}
     for message in (stop or {}).get("warnings") or []:
         if str(message) not in seen:
-            warnings.append((ended, str(message)))
-    return Timeline(start, stop, origin, phases, warnings, ended)
+            marks.append((ended, "agentlab.warning", {"agentlab.message": str(message)}))
+    return Timeline(start, stop, origin, phases, marks, ended)
 
 
 def export_trace(
@@ -171,8 +174,8 @@ def export_trace(
         )
         _set_error(otel, span, error)
         span.end(end_time=at(phase.end))
-    for when, message in timeline.warnings:
-        root.add_event("agentlab.warning", {"agentlab.message": message}, timestamp=at(when))
+    for when, name, attributes in timeline.marks:
+        root.add_event(name, attributes, timestamp=at(when))
     stop = timeline.stop or {}
     if stop.get("status") == "failed":
         _set_error(otel, root, (str(stop.get("outcome")), f"stop_reason={stop.get('stop_reason')}"))
@@ -206,6 +209,7 @@ def _run_attributes(
     if include_content:
         facts["agentlab.task"] = start.get("task")
         facts["agentlab.answer"] = stop.get("answer", answer)
+        facts["agentlab.partial_answer"] = stop.get("partial_answer")
     return _clean(facts)
 
 
@@ -336,9 +340,9 @@ def _read_source(source: Any) -> Source:
     if isinstance(source, list | tuple):
         return Source(list(source))
     if hasattr(source, "tool_results") and hasattr(source, "trace_path"):
-        events = getattr(source, "events", None)
+        events = getattr(source, "events", None)  # in memory, even with trace_dir=False
         written_at = _modified(Path(source.trace_path)) if source.trace_path else None
-        if events is None:
+        if not events:
             if not source.trace_path:
                 raise ValueError(tr("otel.no_trace", task_id=source.task_id))
             events = read_trace(source.trace_path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -266,13 +267,22 @@ def test_every_fault_scenario_exports_spans_that_follow_the_conventions(name, ex
     checks = [s for s in children if "gen_ai.operation.name" not in s.attributes]
     assert all(s.name == "completion_check" and s.kind is SpanKind.INTERNAL for s in checks)
 
-    # Time: children inside the root, phases one after another, as long as they took.
+    # Time: children inside the root, phases one after another, as long as they took,
+    # each ending when its trace event was written (t after the run's started_at).
     assert all(root.start_time <= s.start_time <= s.end_time <= root.end_time for s in children)
     for before, after in zip(children, children[1:], strict=False):
         assert before.end_time <= after.start_time
-    phases = [e for e in read_trace(result.trace_path) if e["event"] == "phase"]
+    events = result.events
+    start, stop = events[0], events[-1]
+    origin = datetime.fromisoformat(start["started_at"].replace("Z", "+00:00"))
+    assert (root.start_time, root.end_time) == (ns(0, origin), ns(stop["t"], origin))
+    phases = [e for e in events if e["event"] == "phase"]
     for span, event in zip(children, phases, strict=True):
-        assert abs((span.end_time - span.start_time) / 1e9 - event["elapsed_s"]) < 1e-6
+        assert span.end_time == ns(event["t"], origin)
+        # a start is never put before the previous end: rounding to 0.1 ms may trim that much
+        assert -1e-6 < event["elapsed_s"] - (span.end_time - span.start_time) / 1e9 < 1.01e-4
+        if event["phase"] == "decide" and event.get("finish_reason"):
+            assert span.attributes["gen_ai.response.finish_reasons"] == (event["finish_reason"],)
 
 
 def test_the_pinned_convention_version_is_known_to_the_installed_package():
@@ -465,8 +475,10 @@ def test_bad_sources_get_clear_errors(tmp_path):
     untraced = run_agent(
         "x", client=ScriptedClient([say("好")]), tools=ToolRegistry([]), trace_dir=False
     )
-    with pytest.raises(ValueError, match="trace_dir=False"):
-        export_trace(untraced)
+    if untraced.events:  # kept in memory: exported without a file
+        assert len(export_trace(untraced, TracerProvider())) == 32
+    with pytest.raises(ValueError, match=untraced.task_id):
+        export_trace(replace(untraced, events=[]))
 
 
 # -- the optional extra ---------------------------------------------------------------------
@@ -495,3 +507,17 @@ def test_without_opentelemetry_export_says_how_to_install_it(lang, words):
     )
     assert "pip install 'agentlab[otel]'" in out.stdout
     assert words in out.stdout
+
+
+def test_a_wrap_up_step_is_marked_on_the_root_and_its_request_is_a_chat_span(exporter):
+    client = ScriptedClient(keeps_calling("same_result", {"job": "nightly"}))
+    tools, _ = fault_tools(HANG_S)
+    result = run_agent("x", client=client, tools=tools, budget=Budget(max_steps=3, wrap_up=True))
+    root, children = export(result, exporter, include_content=True)
+    assert root.attributes["agentlab.stop_reason"] == "max_steps"
+    chats = [s for s in children if s.attributes.get("gen_ai.operation.name") == "chat"]
+    assert len(chats) == result.model_requests == 3  # two steps, then the wrap-up (the 3rd)
+    [mark] = [e for e in root.events if e.name == "agentlab.wrap_up"]
+    assert mark.attributes["agentlab.reason"] == "max_steps"
+    assert chats[1].end_time <= mark.timestamp <= chats[2].start_time
+    assert root.attributes.get("agentlab.partial_answer") == result.partial_answer
