@@ -73,6 +73,8 @@ CHROMIUM ?= /usr/bin/chromium
 browser-test: $(STAMP) $(BROWSER_STAMP) $(CHROMIUM)
 	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_notebooks.py \
 		--lab-python $(PY) --chromium $(CHROMIUM) --self-check
+	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_explorer.py \
+		--lab-python $(PY) --chromium $(CHROMIUM)
 
 $(BROWSER_STAMP): tests/browser/requirements.txt
 	test -x $(BROWSER_VENV)/bin/python || $(PYTHON) -m venv $(BROWSER_VENV)
@@ -94,7 +96,7 @@ notebooks: $(STAMP)
 
 # Refresh the pinned set (needs the registry); commit requirements.lock after.
 lock: $(VENV)/bin/python
-	$(PY) -m pip install --quiet --upgrade -e '.[lab,test]'
+	$(PY) -m pip install --quiet --upgrade -e '.[lab,otel,test]'
 	$(PY) -m pip freeze --all --exclude-editable | grep -v '^pip==' > requirements.lock
 
 # Performance figures (printed, never asserted). `bench` writes what it

@@ -2585,4 +2585,55 @@ CATALOG: dict[str, tuple[str, str]] = {
         "--record 和 --replay 不能同时使用",
         "--record and --replay cannot be used together",
     ),
+    # -- otel --
+    "otel.missing": (
+        "导出 OpenTelemetry span 需要可选依赖（缺少 {module}）："
+        "请运行 pip install 'agentlab[otel]'",
+        "Exporting OpenTelemetry spans needs the optional extra (missing {module}): "
+        "pip install 'agentlab[otel]'",
+    ),
+    "otel.bad_source": (
+        "export_trace 需要轨迹事件列表、trace.jsonl 的路径或 RunResult，收到的是 {kind}",
+        "export_trace needs a list of trace events, the path of a trace.jsonl or a RunResult, "
+        "not {kind}",
+    ),
+    "otel.no_trace": (
+        "运行 {task_id} 既没有内存里的轨迹事件，也没有轨迹文件，无法导出",
+        "run {task_id} has neither trace events in memory nor a trace file: nothing to export",
+    ),
+    # -- explorer --
+    "explorer.title": (
+        "拖动滑块，看步数上限 max_steps 怎样改变结局和浪费",
+        "Move the slider: how the step cap max_steps changes outcomes and waste",
+    ),
+    "explorer.slider": ("步数上限 max_steps", "step cap max_steps"),
+    "explorer.mix_title": ("各结局占比，步数上限 =", "Outcome mix at step cap ="),
+    "explorer.curve_title": (
+        "完成率（绿）与预算耗尽的运行浪费的步数（红），虚线为当前上限",
+        "Completion rate (green) and steps wasted on exhausted runs (red); dashed: chosen cap",
+    ),
+    "explorer.share_axis": ("运行占比", "share of runs"),
+    "explorer.cap_axis": ("步数上限 max_steps", "step cap max_steps"),
+    "explorer.rate_axis": (
+        "完成率（能完成的任务中）",
+        "completion rate (of tasks that can finish)",
+    ),
+    "explorer.waste_axis": ("浪费的步数", "wasted steps"),
+    "explorer.readout_rate": ("完成率", "completion"),
+    "explorer.readout_waste": ("浪费步数", "wasted steps"),
+    "explorer.outcome_tip": ("结局", "outcome"),
+    "explorer.runs_tip": ("运行次数", "runs"),
+    "explorer.text": (
+        "步数上限探索器：一张带滑块的 Vega-Lite 图（在 JupyterLab 或支持 Vega-Lite 的页面里显示）",
+        "Step-cap explorer: a Vega-Lite chart with a slider (shown by JupyterLab or any page "
+        "that renders Vega-Lite)",
+    ),
+    "explorer.empty": (
+        "没有扫描结果：先用 experiments.sweep() 跑一遍",
+        "no sweep results: run experiments.sweep() first",
+    ),
+    "explorer.bad_cap": (
+        "初始上限 {cap} 不在扫描过的上限里（{low} 到 {high}）",
+        "initial cap {cap} is not one of the swept caps ({low} to {high})",
+    ),
 }

@@ -233,6 +233,16 @@ def run_all(page: Page, lab: Lab, notebook: str) -> list[dict]:
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
     panel = ".jp-NotebookPanel:not(.lm-mod-hidden)"
     idle = f"{panel} .jp-Notebook-ExecutionIndicator[data-status='idle']"
+    # The indicator also says "idle" while the panel has no kernel yet ("No Kernel"),
+    # and "Run All Cells" would then do nothing: wait for the kernel's name too.
+    page.wait_for_function(
+        """panel => {
+          const name = document.querySelector(panel + ' .jp-Toolbar-kernelName');
+          return name && name.textContent.trim() && !/No Kernel/.test(name.textContent);
+        }""",
+        arg=panel,
+        timeout=60_000,
+    )
     page.wait_for_selector(idle, timeout=60_000)  # the kernel has started
     menu(page, "Edit", "Clear Outputs of All Cells")
     menu(page, "Run", "Run All Cells")
@@ -290,7 +300,8 @@ def check_notebook(context: BrowserContext, lab: Lab, path: Path, shots: Path) -
             return report
 
         output = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output"
-        tables = page.locator(f"{output} table").filter(has_text="outcome")
+        # the outcome column: "结局" in Chinese (the default), "outcome" in English
+        tables = page.locator(f"{output} table").filter(has_text=re.compile("结局|outcome"))
         if tables.count() == 0:
             report.problems.append("no outcome table rendered as an HTML <table>")
         else:
