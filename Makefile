@@ -35,7 +35,8 @@ soak: $(STAMP)
 	$(OFFLINE) AGENTLAB_SOAK_EXAMPLES=10000 $(PY) -m pytest -q -s tests/test_invariants.py
 
 # The student's view: every chapter notebook run in JupyterLab in headless
-# Chromium (see tests/browser/check_notebooks.py). Installs Debian's chromium
+# Chromium (see tests/browser/check_notebooks.py), then the run display and
+# the trace viewer (tests/browser/check_display.py). Installs Debian's chromium
 # if it is missing (needs root or sudo) and Playwright into .venv-browser;
 # screenshots land in browser-screenshots/.
 BROWSER_VENV := .venv-browser
@@ -45,6 +46,8 @@ CHROMIUM ?= /usr/bin/chromium
 browser-test: $(STAMP) $(BROWSER_STAMP) $(CHROMIUM)
 	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_notebooks.py \
 		--lab-python $(PY) --chromium $(CHROMIUM) --self-check
+	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_display.py \
+		--lab-python $(PY) --chromium $(CHROMIUM)
 
 $(BROWSER_STAMP): tests/browser/requirements.txt
 	test -x $(BROWSER_VENV)/bin/python || $(PYTHON) -m venv $(BROWSER_VENV)
@@ -62,7 +65,7 @@ $(BROWSER_STAMP): tests/browser/requirements.txt
 # nbval will compare against. Run it after changing a notebook or the package.
 notebooks: $(STAMP)
 	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
-		--ExecutePreprocessor.record_timing=False notebooks/*.ipynb
+		--ExecutePreprocessor.record_timing=False notebooks/*.ipynb tests/notebooks/*.ipynb
 
 # Refresh the pinned set (needs the registry); commit requirements.lock after.
 lock: $(VENV)/bin/python

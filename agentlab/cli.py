@@ -10,6 +10,8 @@
   can project; ``--stream`` shows each phase and streamed text live.
 - ``sweep`` runs a task population over a range of caps and writes the tidy
   CSV, the per-cap summary and the three charts of chapter 04.
+- ``trace FILE`` turns a run's JSONL trace into one self-contained HTML
+  page (no network needed to read it) and prints where it wrote it.
 
 Bad arguments print one line and exit with code 2.
 """
@@ -121,6 +123,10 @@ def build_parser() -> OneLineParser:
         help="also stop at the 4th identical call (seed table)",
     )
     sweep.add_argument("--out", type=Path, required=True, help="folder for the CSV and charts")
+
+    trace = commands.add_parser("trace", help="write a run trace (JSONL) as one HTML page")
+    trace.add_argument("file", type=Path, help="a trace.jsonl, e.g. runs/<task_id>/trace.jsonl")
+    trace.add_argument("--out", type=Path, help="the HTML file to write (default: FILE with .html)")
     return parser
 
 
@@ -131,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         return command_run(args)
     if args.command == "demo":
         return command_demo(args)
+    if args.command == "trace":
+        return command_trace(args)
     if args.out.exists() and not args.out.is_dir():
         parser.error(f"--out {str(args.out)!r} exists and is not a folder")
     if not 0 < args.target <= 1:
@@ -285,4 +293,29 @@ def command_sweep(args: argparse.Namespace) -> int:
             f"smallest cap reaching {args.target:.0%} completion: {best} "
             f"(completion {row['completion_rate']:.0%}, wasted steps {int(row['wasted_steps'])})"
         )
+    return 0
+
+
+def command_trace(args: argparse.Namespace) -> int:
+    """One HTML page from a trace file; a file that is not a trace is one line on stderr."""
+    from .display import trace_html
+    from .trace import read_trace
+
+    try:
+        events = read_trace(args.file)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        print(f"agentlab trace: error: cannot read {str(args.file)!r}: {reason}", file=sys.stderr)
+        return 2
+    if not events or not all(isinstance(e, dict) and "event" in e for e in events):
+        print(f"agentlab trace: error: {str(args.file)!r} is not a run trace", file=sys.stderr)
+        return 2
+    out = args.out or args.file.with_suffix(".html")
+    title = args.file.parent.name if args.file.name == "trace.jsonl" else args.file.stem
+    try:
+        out.write_text(trace_html(events, title=title), encoding="utf-8")
+    except OSError as exc:
+        print(f"agentlab trace: error: cannot write {str(out)!r}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(out)
     return 0

@@ -1,0 +1,1070 @@
+"""A run at a glance, as HTML: for Jupyter (``run_html``) and for a trace file (``trace_html``).
+
+One renderer, two sources. A :class:`~agentlab.result.RunResult` is shown
+from its own fields (``messages``, ``tool_results``) enriched with its trace
+events (``result.events``, else its trace file); a trace is shown from its
+events alone. Both are first turned into the same small :class:`RunView`,
+then drawn by the same functions, so a run and its trace look the same.
+
+What the page shows: badges for run status, outcome and stop reason (colour
+from :mod:`agentlab.palette` *and* the code in words), the counts, the task;
+then step by step the model's text, each tool call with its arguments and
+result (status, error code, truncation, where the full output went), calls a
+guard refused or never ran, completion checks and warnings where they
+happened; the end of the run; a phase timeline against the deadline.
+
+Deliberately:
+
+- no JavaScript: folding uses ``<details>``; the page reads the same offline;
+- every style sits under the ``al-run`` class, so nothing restyles JupyterLab;
+- no ids, no wall-clock timestamps: the same run gives the same HTML. What
+  does vary (time spent) is written only as ``≈12ms`` labels and
+  ``--x:`` / ``--w:`` percentages, forms the notebooks' nbval sanitizer masks;
+- every text that came from a model, a tool or a file is escaped.
+
+Labels go through :func:`agentlab.i18n.tr` (Chinese by default); the codes
+(``stop_reason``, ``outcome``, error ``code``) are shown as they are.
+This module reads results and traces; it never runs anything.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+from . import palette
+from .i18n import CATALOG, language, tr
+from .trace import read_trace
+
+FOLD_CHARS = 300  # tool results longer than this fold away behind <details>
+FOLD_TEXT_CHARS = 1200  # model text and prompts fold only when really long
+GUARD_CODES = ("REPEATED_CALL", "TOO_MANY_CALLS")
+NOT_RUN = "NOT_RUN"
+SAVED_TO = re.compile(r"full output saved to (\S+)")
+TRUNCATION_MARK = re.compile(r"…\[truncated: [^\]]*\]")
+
+
+# -- the view: what a page shows, whichever source it came from -------------------------
+
+
+@dataclass
+class CallView:
+    """One tool call and what came back."""
+
+    name: str
+    arguments: str | None  # the raw JSON text the model sent (or the normalised one)
+    status: str | None  # tool status ok/error; None when unknown
+    code: str | None = None
+    message: str | None = None
+    content: str | None = None  # the tool message exactly as the model received it
+    truncated_chars: int = 0
+    saved_to: str | None = None  # relative to the trace folder
+    refused_by: str | None = None
+    process: dict[str, Any] | None = None
+    elapsed_s: float | None = None
+
+    @property
+    def kind(self) -> str:
+        """ok / error, or refused (a guard said no) / not_run (the run had stopped)."""
+        if self.code == NOT_RUN:
+            return "not_run"
+        if self.code in GUARD_CODES:
+            return "refused"
+        return self.status or "unknown"
+
+
+@dataclass
+class StepView:
+    number: int
+    replied: bool = False
+    content: str | None = None
+    reasoning: str | None = None
+    failures: list[dict[str, Any]] = field(default_factory=list)  # decide attempts that failed
+    calls: list[CallView] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)  # completion checks
+    feedback: list[str] = field(default_factory=list)  # user messages sent back mid-run
+    warnings: list[str] = field(default_factory=list)
+    elapsed_s: float | None = None
+
+
+@dataclass
+class Span:
+    step: int
+    phase: str
+    start: float
+    duration: float
+    status: str
+
+
+@dataclass
+class RunView:
+    task_id: str | None
+    task: str | None
+    model: str | None
+    status: str | None
+    outcome: str | None
+    stop_reason: str | None
+    phase: str | None
+    counts: dict[str, int | None]
+    elapsed_s: float | None
+    answer: str | None
+    warnings: list[str]
+    steps: list[StepView]
+    system_prompt: str | None = None
+    partial_answer: str | None = None
+    max_seconds: float | None = None
+    spans: list[Span] = field(default_factory=list)
+    end_s: float | None = None
+    finished: bool = True  # False: a trace without its stop event
+
+
+# -- public entry points ------------------------------------------------------------------
+
+
+def run_html(result: Any) -> str:
+    """The HTML fragment showing ``result`` (a ``RunResult``), for Jupyter."""
+    return render(view_of_result(result))
+
+
+def trace_html(events: list[dict[str, Any]], title: str | None = None) -> str:
+    """A whole self-contained HTML page for a run trace (the events of one run)."""
+    view = view_of_events(events)
+    name = title or view.task_id or "trace"
+    body = render(view, events=events, heading=tr("display.viewer_title", name=name))
+    return html_page(body, tr("display.viewer_title", name=name))
+
+
+def html_page(body: str, title: str) -> str:
+    """``body`` as a standalone HTML document: no script, no link, nothing fetched."""
+    lang = "zh-CN" if language() == "zh" else "en"
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{esc(title)}</title>\n<style>{PAGE_CSS}</style>\n</head>\n<body>\n"
+        f'{body}\n<p class="al-page-note">{esc(tr("display.viewer_note"))}</p>\n</body>\n</html>\n'
+    )
+
+
+# -- building the view from a RunResult ----------------------------------------------------
+
+
+def events_of(result: Any) -> list[dict[str, Any]]:
+    """The run's trace events: ``result.events`` if it has them, else its trace file.
+
+    A trace file is trusted only if its stop event agrees with the result (a
+    later run with the same ``task_id`` overwrites the file).
+    """
+    events = getattr(result, "events", None)
+    if events is not None:
+        return [e for e in events if isinstance(e, dict)]
+    path = getattr(result, "trace_path", None)
+    if not path:
+        return []
+    try:
+        events = [e for e in read_trace(path) if isinstance(e, dict)]
+    except (OSError, ValueError):
+        return []
+    stop = next((e for e in reversed(events) if e.get("event") == "stop"), None)
+    if stop is None or (stop.get("stop_reason"), stop.get("model_requests")) != (
+        result.stop_reason,
+        result.model_requests,
+    ):
+        return []
+    return events
+
+
+def view_of_result(result: Any) -> RunView:
+    index = EventIndex(events_of(result))
+    messages = list(result.messages or [])
+    system = next((m.get("content") for m in messages if m.get("role") == "system"), None)
+    users = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    task = messages[users[0]].get("content") if users else index.start.get("task")
+    steps = {n: StepView(n) for n in range(1, result.steps + 1)}
+    contents = {
+        m.get("tool_call_id"): m.get("content") for m in messages if m.get("role") == "tool"
+    }
+
+    # The k-th assistant message is the reply of step k: a step whose model
+    # request failed ends the run, so no step is skipped.
+    number = 0
+    for i, message in enumerate(messages):
+        if message.get("role") == "assistant":
+            number += 1
+            step = steps.setdefault(number, StepView(number))
+            step.replied = True
+            step.content = message.get("content")
+            step.reasoning = message.get("reasoning") or message.get("reasoning_content")
+        elif message.get("role") == "user" and users and i != users[0] and number:
+            steps.setdefault(number, StepView(number)).feedback.append(str(message.get("content")))
+
+    for position, record in enumerate(result.tool_results):
+        event = index.tool_event(record.get("call_id"), position)
+        error = (record.get("result") or {}).get("error") or {}
+        content = contents.get(record.get("call_id"))
+        if isinstance(content, str) and content.startswith("[folded]"):
+            # folded later in the run: show what the model received at the time
+            if event.get("content") is not None:
+                content = event["content"]
+            elif not record.get("truncated_chars"):
+                content = json.dumps(record.get("result"), ensure_ascii=False)
+        call = CallView(
+            name=str(record.get("tool")),
+            arguments=record.get("arguments"),
+            status=record.get("status"),
+            code=error.get("code"),
+            message=error.get("message"),
+            content=content,
+            truncated_chars=record.get("truncated_chars") or 0,
+            saved_to=relative_output(record.get("saved_to")),
+            refused_by=event.get("refused_by"),
+            process=record.get("process"),
+            elapsed_s=event.get("elapsed_s"),
+        )
+        steps.setdefault(record.get("step") or 0, StepView(record.get("step") or 0)).calls.append(
+            call
+        )
+
+    for step in steps.values():
+        index.enrich(step)
+    counts = {
+        "steps": result.steps,
+        "model_requests": result.model_requests,
+        "tool_calls": result.tool_calls,
+        "tool_errors": result.tool_errors,
+        "tokens": result.tokens,
+    }
+    budget = index.start.get("budget") or {}
+    return RunView(
+        task_id=result.task_id,
+        task=task,
+        model=index.start.get("model"),
+        status=result.status,
+        outcome=result.outcome,
+        stop_reason=result.stop_reason,
+        phase=result.phase,
+        counts=counts,
+        elapsed_s=result.elapsed_s,
+        answer=result.answer,
+        warnings=list(result.warnings or []),
+        steps=[steps[n] for n in sorted(steps)],
+        system_prompt=system,
+        partial_answer=getattr(result, "partial_answer", None),
+        max_seconds=budget.get("max_seconds"),
+        spans=index.spans(),
+        end_s=index.end_s(result.elapsed_s),
+    )
+
+
+def relative_output(path: str | None) -> str | None:
+    """``…/runs/<task>/outputs/x.json`` -> ``outputs/x.json`` (where it is beside the trace)."""
+    if not path:
+        return None
+    parts = PurePath(str(path)).parts
+    return "/".join(parts[-2:])
+
+
+# -- building the view from trace events --------------------------------------------------
+
+
+def view_of_events(events: list[dict[str, Any]]) -> RunView:
+    index = EventIndex([e for e in events if isinstance(e, dict)])
+    start, stop = index.start, index.stop
+    numbers = {e.get("step") for e in index.phases if isinstance(e.get("step"), int)}
+    numbers |= {e.get("step") for e in index.warning_events if isinstance(e.get("step"), int)}
+    last = stop.get("step") if isinstance(stop.get("step"), int) else max(numbers, default=0)
+    steps = {n: StepView(n) for n in range(1, max(last, max(numbers, default=0)) + 1)}
+
+    calls_asked: dict[str, dict[str, Any]] = {}
+    for event in index.decides:
+        step = steps.setdefault(event.get("step") or 0, StepView(event.get("step") or 0))
+        if event.get("status") == "ok":
+            step.replied = True
+            step.content = event.get("content")
+            step.reasoning = event.get("reasoning")
+            for asked in event.get("calls") or []:
+                if isinstance(asked, dict) and asked.get("id"):
+                    calls_asked[asked["id"]] = asked
+
+    for event in index.tools:
+        content = event.get("content")
+        parsed = parse_json(content) if isinstance(content, str) else None
+        error = (parsed.get("error") if isinstance(parsed, dict) else None) or {}
+        asked = calls_asked.get(event.get("call_id") or "", {})
+        saved = event.get("saved_to")
+        if not saved and isinstance(content, str) and (found := SAVED_TO.search(content)):
+            saved = found.group(1)
+        call = CallView(
+            name=str(event.get("tool")),
+            arguments=asked.get("arguments", event.get("args")),
+            status=event.get("status"),
+            code=event.get("error_code"),
+            message=error.get("message") if isinstance(error, dict) else None,
+            content=content,
+            truncated_chars=event.get("truncated_chars") or 0,
+            saved_to=relative_output(saved),
+            refused_by=event.get("refused_by"),
+            process=event.get("process"),
+            elapsed_s=event.get("elapsed_s"),
+        )
+        steps.setdefault(event.get("step") or 0, StepView(event.get("step") or 0)).calls.append(
+            call
+        )
+
+    for step in steps.values():
+        index.enrich(step)
+    tools = index.tools
+    counts = {
+        "steps": stop.get("step", last),
+        "model_requests": stop.get("model_requests", len(index.decides)),
+        "tool_calls": len(tools),
+        "tool_errors": sum(1 for e in tools if is_tool_failure(e)),
+        "tokens": stop.get("tokens"),
+    }
+    answer = stop.get("answer")
+    if answer is None and stop.get("stop_reason") == "answered":
+        replied = [s for s in steps.values() if s.replied]
+        answer = replied[-1].content if replied else None
+    budget = start.get("budget") or {}
+    return RunView(
+        task_id=start.get("task_id"),
+        task=start.get("task"),
+        model=start.get("model"),
+        status=stop.get("status"),
+        outcome=stop.get("outcome"),
+        stop_reason=stop.get("stop_reason"),
+        phase=stop.get("phase"),
+        counts=counts,
+        elapsed_s=stop.get("elapsed_s"),
+        answer=answer,
+        warnings=list(stop.get("warnings") or []),
+        steps=[steps[n] for n in sorted(steps)],
+        system_prompt=start.get("system_prompt"),
+        partial_answer=stop.get("partial_answer"),
+        max_seconds=budget.get("max_seconds") if isinstance(budget, dict) else None,
+        spans=index.spans(),
+        end_s=index.end_s(stop.get("elapsed_s")),
+        finished=bool(stop),
+    )
+
+
+def is_tool_failure(event: dict[str, Any]) -> bool:
+    """As the run counts ``tool_errors``: logic errors and NOT_RUN calls are not failures."""
+    return (
+        event.get("status") == "error"
+        and event.get("error_class") != "logic"
+        and event.get("error_code") != NOT_RUN
+    )
+
+
+def parse_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+class EventIndex:
+    """The events of one run, sorted by kind (any of them may be missing)."""
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.events = events
+        self.start = next((e for e in events if e.get("event") == "start"), {})
+        self.stop = next((e for e in reversed(events) if e.get("event") == "stop"), {})
+        self.phases = [e for e in events if e.get("event") == "phase"]
+        self.decides = [e for e in self.phases if e.get("phase") == "decide"]
+        self.tools = [e for e in self.phases if e.get("phase") == "tool"]
+        self.completes = [e for e in self.phases if e.get("phase") == "complete"]
+        self.warning_events = [e for e in events if e.get("event") == "warning"]
+        self._by_call = {e["call_id"]: e for e in self.tools if e.get("call_id")}
+
+    def tool_event(self, call_id: str | None, position: int) -> dict[str, Any]:
+        """The tool event of a call: by its id, or else by position (same order)."""
+        if call_id in self._by_call:
+            return self._by_call[call_id]
+        if not self._by_call and position < len(self.tools):
+            return self.tools[position]
+        return {}
+
+    def enrich(self, step: StepView) -> None:
+        """Add what only the events know: failed attempts, checks, warnings, time."""
+        n = step.number
+        for event in self.decides:
+            if event.get("step") == n and event.get("status") in ("error", "timeout"):
+                step.failures.append(event)
+            elif event.get("step") == n and step.reasoning is None:
+                step.reasoning = event.get("reasoning")
+        checks = [e for e in self.completes if e.get("step") == n]
+        if checks:
+            step.checks = checks
+            step.feedback = []  # the feedback messages are what the checks said
+        step.warnings = [str(e.get("message")) for e in self.warning_events if e.get("step") == n]
+        spent = [s.duration for s in self.spans() if s.step == n]
+        step.elapsed_s = sum(spent) if spent else None
+
+    def spans(self) -> list[Span]:
+        """Each phase as a bar on the run's time axis (seconds from the start)."""
+        spans, clock = [], 0.0
+        for event in self.phases:
+            duration = number(event.get("elapsed_s"))
+            t = event.get("t")
+            # ``t`` is when the phase ended; old traces lack it: lay phases end to end
+            start = max(0.0, number(t) - duration) if isinstance(t, (int, float)) else clock
+            clock = start + duration
+            spans.append(
+                Span(
+                    step=event.get("step") or 0,
+                    phase=str(event.get("phase")),
+                    start=start,
+                    duration=duration,
+                    status=str(event.get("status")),
+                )
+            )
+        return spans
+
+    def end_s(self, fallback: float | None) -> float | None:
+        ends = [s.start + s.duration for s in self.spans()]
+        stop_t = self.stop.get("t")
+        candidates = [number(stop_t)] if isinstance(stop_t, (int, float)) else []
+        if fallback is not None:
+            candidates.append(number(fallback))
+        return max(candidates + ends) if candidates or ends else None
+
+
+def number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+# -- drawing ----------------------------------------------------------------------------
+
+
+def esc(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def ms(seconds: float | None) -> str:
+    """Elapsed time in the one form the nbval sanitizer masks: ``≈83ms``."""
+    return "" if seconds is None else f"≈{seconds * 1000:.0f}ms"
+
+
+def meaning(kind: str, code: str | None) -> str:
+    """What a code means, in words (empty for a code the catalog does not know)."""
+    key = f"display.{kind}.{code}"
+    return tr(key) if key in CATALOG else ""
+
+
+# Shown only where the stylesheet is not applied (JupyterLab drops <style> from
+# outputs of an untrusted notebook): the plain text then still reads "参数: {...}".
+SEP = '<span class="al-sep">: </span>'
+
+
+def label(key: str) -> str:
+    return f'<span class="al-label">{esc(tr(key))}{SEP}</span>'
+
+
+def quiet(key: str) -> str:
+    return f'<span class="al-quiet">{esc(tr(key))}</span>'
+
+
+def badge(name: str, code: str, color: str, symbol: str, meant: str, filled: bool) -> str:
+    """A header badge: the field's name, then symbol + code + meaning in the palette colour.
+
+    Only the outcome, the headline, is ``filled``; the others are outlined.
+    """
+    field_label = esc(tr(f"display.field.{name}"))
+    style = f"--c:{color};--ink:{palette.ink(color)}"
+    css = "al-badge al-filled" if filled else "al-badge"
+    sym = f'<span class="al-sym" aria-hidden="true">{symbol}</span>' if symbol else ""
+    return (
+        f'<span class="al-kv"> <span class="al-k">{field_label}{SEP}</span>'
+        f'<span class="{css}" data-field="{name}" data-code="{esc(code)}" style="{style}" '
+        f'title="{field_label}: {esc(meant)}">{sym} '
+        f'<span class="al-code">{esc(code)}</span> '
+        f'<span class="al-mean">{esc(meant)}</span></span></span>'
+    )
+
+
+def pill(kind: str, text: str) -> str:
+    """A small status badge (tool status, check status): symbol + words, never colour alone."""
+    color = palette.STATUS_COLORS.get(kind, palette.GREY)
+    symbol = palette.STATUS_SYMBOLS.get(kind, "")
+    style = f"--c:{color};--ink:{palette.ink(color)}"
+    return (
+        f'<span class="al-pill" data-kind="{esc(kind)}" style="{style}">{symbol} {esc(text)}</span>'
+    )
+
+
+def folded(text: str, limit: int, css: str = "al-pre", preview: str | None = None) -> str:
+    """``text`` in a <pre>, behind <details> when longer than ``limit`` characters.
+
+    The summary line shows ``preview`` (default: the first line), cut to 80 characters.
+    """
+    block = f'<pre class="{css}">{mark_truncation(text)}</pre>'
+    if len(text) <= limit:
+        return block
+    if preview is None:
+        preview = text.strip().splitlines()[0] if text.strip() else ""
+    preview = preview[:80] + ("…" if len(preview) > 80 else "")
+    more = esc(tr("display.fold", n=len(text)))
+    return (
+        f'<details class="al-fold"><summary><span class="al-preview">{esc(preview)}</span> '
+        f'<span class="al-more">{more}</span></summary>{block}</details>'
+    )
+
+
+def mark_truncation(text: str) -> str:
+    """``text`` escaped, with the truncation marker the model saw highlighted."""
+    out, last = [], 0
+    for found in TRUNCATION_MARK.finditer(text):
+        out.append(esc(text[last : found.start()]))
+        out.append(f'<mark class="al-trunc-mark">{esc(found.group(0))}</mark>')
+        last = found.end()
+    out.append(esc(text[last:]))
+    return "".join(out)
+
+
+def pretty(value: Any, indent: int = 0) -> str:
+    """JSON, indented, except that a multi-line string is written out line by line."""
+    pad = " " * (indent + 2)
+    flat = dumps(value)
+    if len(flat) <= 72 and "\\n" not in flat:
+        return flat
+    if isinstance(value, str) and "\n" in value.strip("\n"):
+        return "|\n" + "\n".join(pad + line for line in value.rstrip("\n").split("\n"))
+    if isinstance(value, dict) and value:
+        items = [f"{pad}{dumps(k)}: {pretty(v, indent + 2)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    if isinstance(value, list) and value:
+        return (
+            "[\n"
+            + ",\n".join(pad + pretty(v, indent + 2) for v in value)
+            + "\n"
+            + " " * indent
+            + "]"
+        )
+    return dumps(value)
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render(
+    view: RunView, *, events: list[dict[str, Any]] | None = None, heading: str | None = None
+) -> str:
+    """The whole fragment: header, timeline, steps, end (and every event, when given)."""
+    lang = "zh-CN" if language() == "zh" else "en"
+    parts = [
+        f'<div class="al-run" lang="{lang}"><style>{RUN_CSS}</style>',
+        render_header(view, heading),
+        render_timeline(view),
+        render_conversation(view),
+        render_end(view),
+        render_events(events) if events is not None else "",
+        "</div>",
+    ]
+    return "".join(parts)
+
+
+def render_header(view: RunView, heading: str | None) -> str:
+    title = esc(heading or tr("display.title"))
+    if view.task_id and view.task_id not in title:
+        title += f' <span class="al-id">{esc(view.task_id)}</span>'
+    if view.model:
+        title += f' <span class="al-model">{esc(tr("display.model"))} {esc(view.model)}</span>'
+    out = [f'<div class="al-head"><div class="al-title">{title}</div>', render_badges(view)]
+    counts = [
+        f'<span class="al-count" data-count="{key}"><b>{esc(value)}</b> '
+        f"{esc(tr(f'display.count.{key}'))}</span>"
+        for key, value in view.counts.items()
+        if value is not None
+    ]
+    if view.elapsed_s is not None:
+        counts.append(
+            f'<span class="al-count" data-count="elapsed"><b>{ms(view.elapsed_s)}</b> '
+            f"{esc(tr('display.count.elapsed'))}</span>"
+        )
+    out.append(f'<div class="al-counts">{" ".join(counts)}</div>')
+    if not view.finished:
+        out.append(f'<div class="al-alert">{esc(tr("display.no_stop"))}</div>')
+    if view.task is not None:
+        task = folded(str(view.task), FOLD_TEXT_CHARS, "al-text")
+        out.append(f'<div class="al-task">{label("display.task")}{task}</div>')
+    if view.answer is not None:
+        answer = folded(str(view.answer), FOLD_TEXT_CHARS, "al-text")
+        out.append(f'<div class="al-answer">{label("display.answer")}{answer}</div>')
+    elif view.finished:
+        out.append(f'<div class="al-answer al-none">{esc(tr("display.no_answer"))}</div>')
+    if view.partial_answer:
+        partial = folded(str(view.partial_answer), FOLD_TEXT_CHARS, "al-text")
+        out.append(
+            f'<div class="al-answer al-partial">{label("display.partial_answer")}{partial}</div>'
+        )
+    out.append("</div>")
+    return "".join(out)
+
+
+def render_badges(view: RunView) -> str:
+    badges = []
+    if view.status:
+        color = palette.STATUS_COLORS.get(view.status, palette.GREY)
+        symbol = palette.STATUS_SYMBOLS.get(view.status, "")
+        meant = meaning("status", view.status)
+        badges.append(badge("status", view.status, color, symbol, meant, filled=False))
+    if view.outcome:
+        color = palette.OUTCOME_COLORS.get(view.outcome, palette.GREY)
+        symbol = palette.OUTCOME_SYMBOLS.get(view.outcome, "")
+        meant = meaning("outcome", view.outcome)
+        badges.append(badge("outcome", view.outcome, color, symbol, meant, filled=True))
+    if view.stop_reason:
+        meant = meaning("stop", view.stop_reason)
+        badges.append(badge("stop_reason", view.stop_reason, palette.NEUTRAL, "", meant, False))
+    if view.phase:
+        color = palette.PHASE_COLORS.get(view.phase, palette.GREY)
+        meant = meaning("phase", view.phase)
+        badges.append(badge("phase", view.phase, color, "", meant, filled=False))
+    return f'<div class="al-badges">{" ".join(badges)}</div>' if badges else ""
+
+
+def render_timeline(view: RunView) -> str:
+    """One row per step, a bar per phase on the run's time axis, the deadline as a line."""
+    head = f'<div class="al-section-title">{esc(tr("display.timeline"))}</div>'
+    if not view.spans:
+        return f'<div class="al-timeline">{head}{quiet("display.no_timeline")}</div>'
+    end = max([view.end_s or 0.0] + [s.start + s.duration for s in view.spans])
+    deadline = view.max_seconds
+    # The deadline goes on the axis only when it is near: a deadline of
+    # minutes would squash a run of milliseconds into a sliver.
+    on_axis = bool(deadline) and deadline <= 4 * end
+    total = (max(end, deadline) if on_axis else end) or 1.0
+    rows = []
+    for step in sorted({s.step for s in view.spans}):
+        bars = [timeline_bar(s, total) for s in view.spans if s.step == step]
+        if on_axis:
+            bars.append(f'<span class="al-dl" style="--x:{deadline / total * 100:.1f}%"></span>')
+        rows.append(
+            f'<div class="al-tl-label">{esc(tr("display.step", n=step))}</div>'
+            f'<div class="al-track">{"".join(bars)}</div>'
+        )
+    legend = [
+        f'<span class="al-legend-item"><span class="al-swatch al-ph-{phase}"></span>'
+        f"{esc(meaning('phase', phase))}</span>"
+        for phase in palette.PHASE_COLORS
+    ]
+    if deadline:
+        text = tr("display.deadline" if on_axis else "display.deadline_far", seconds=deadline)
+        legend.append(
+            f'<span class="al-legend-item"><span class="al-swatch al-dl-swatch"></span>'
+            f"{esc(text)}</span>"
+        )
+    axis = f'<div class="al-axis"><span>0</span><span>{ms(total)}</span></div>'
+    note = f'<div class="al-note">{esc(tr("display.timeline_note"))}</div>'
+    return (
+        f'<div class="al-timeline">{head}{note}<div class="al-tl">{"".join(rows)}'
+        f'<div></div>{axis}</div><div class="al-legend">{"".join(legend)}</div></div>'
+    )
+
+
+def timeline_bar(span: Span, total: float) -> str:
+    x = min(span.start / total, 1.0) * 100
+    w = min(span.duration / total * 100, 100 - x)
+    words = f"{meaning('phase', span.phase) or span.phase} · {span.status} · {ms(span.duration)}"
+    return (
+        f'<span class="al-span al-ph-{esc(span.phase)}" data-phase="{esc(span.phase)}" '
+        f'data-status="{esc(span.status)}" style="--x:{x:.1f}%;--w:{w:.1f}%" '
+        f'title="{esc(words)}"></span>'
+    )
+
+
+def render_conversation(view: RunView) -> str:
+    out = [
+        '<div class="al-conversation">'
+        f'<div class="al-section-title">{esc(tr("display.conversation"))}</div>'
+    ]
+    if view.system_prompt:
+        prompt = folded(str(view.system_prompt), 0, "al-text")  # always folded: it is long
+        out.append(f'<div class="al-system">{label("display.system_prompt")}{prompt}</div>')
+    out.extend(render_step(step) for step in view.steps)
+    out.append("</div>")
+    return "".join(out)
+
+
+def render_step(step: StepView) -> str:
+    took = f' <span class="al-ms">{ms(step.elapsed_s)}</span>' if step.elapsed_s is not None else ""
+    out = [
+        f'<section class="al-step" data-step="{step.number}">'
+        f'<div class="al-step-title">{esc(tr("display.step", n=step.number))}{took}</div>'
+    ]
+    out.extend(render_failure(failure) for failure in step.failures)
+    if step.replied:
+        out.append(render_assistant(step))
+    elif not step.failures:
+        out.append(f'<div class="al-note">{quiet("display.no_reply")}</div>')
+    out.extend(render_call(call) for call in step.calls)
+    out.extend(render_check(check) for check in step.checks)
+    for text in step.feedback:
+        who = f'<div class="al-who">{esc(tr("display.user"))}</div>'
+        out.append(
+            f'<div class="al-msg al-user">{who}{folded(text, FOLD_TEXT_CHARS, "al-text")}</div>'
+        )
+    for warning in step.warnings:
+        out.append(f'<div class="al-warn">⚠ {esc(tr("display.warning"))}: {esc(warning)}</div>')
+    out.append("</section>")
+    return "".join(out)
+
+
+def render_failure(failure: dict[str, Any]) -> str:
+    """A model request that failed or timed out (retries show up as several)."""
+    attempt = failure.get("attempt") or 1
+    if failure.get("status") == "timeout":
+        kind, text = "timeout", tr("display.decide_timeout", attempt=attempt)
+    else:
+        kind = "error"
+        text = tr(
+            "display.decide_error",
+            attempt=attempt,
+            error_class=failure.get("error_class") or "?",
+            message=failure.get("message") or "",
+        )
+    took = f' <span class="al-ms">{ms(failure.get("elapsed_s"))}</span>'
+    return (
+        f'<div class="al-attempt" data-status="{kind}">{pill(kind, meaning("status", kind))} '
+        f"{esc(text)}{took}</div>"
+    )
+
+
+def render_check(check: dict[str, Any]) -> str:
+    status = str(check.get("status"))
+    reason = f" {esc(check['reason'])}" if check.get("reason") else ""
+    took = f' <span class="al-ms">{ms(check.get("elapsed_s"))}</span>'
+    return (
+        f'<div class="al-check" data-status="{esc(status)}">{label("display.check")}'
+        f"{pill(status, meaning('status', status) or status)}{reason}{took}</div>"
+    )
+
+
+def render_assistant(step: StepView) -> str:
+    """The model's words (and reasoning, set apart); nothing if it only asked for tools."""
+    if not step.content and not step.reasoning and step.calls:
+        return ""
+    out = [
+        '<div class="al-msg al-assistant">',
+        f'<div class="al-who">{esc(tr("display.assistant"))}</div>',
+    ]
+    out.append('<div class="al-body">')
+    if step.reasoning:
+        out.append(
+            f'<details class="al-reasoning"><summary>{esc(tr("display.reasoning"))}</summary>'
+            f'<pre class="al-text">{esc(step.reasoning)}</pre></details>'
+        )
+    if step.content:
+        out.append(folded(str(step.content), FOLD_TEXT_CHARS, "al-text"))
+    elif not step.calls:
+        out.append(quiet("display.empty_reply"))
+    out.append("</div></div>")
+    return "".join(out)
+
+
+def render_call(call: CallView) -> str:
+    kind = call.kind
+    words = meaning("status", kind) or kind
+    head = [
+        f'<span class="al-tag">{esc(tr("display.call"))}{SEP}</span>'
+        f'<span class="al-tool">{esc(call.name)}</span>',
+        pill(kind, f"{call.status} · {words}" if kind in ("ok", "error") else words),
+    ]
+    if call.code:
+        head.append(f'<span class="al-errcode">{esc(call.code)}</span>')
+    if call.truncated_chars:
+        cut = esc(tr("display.truncated", n=call.truncated_chars))
+        head.append(f'<span class="al-trunc">✂ {cut}</span>')
+    if call.elapsed_s is not None:
+        head.append(f'<span class="al-ms">{ms(call.elapsed_s)}</span>')
+    out = [
+        f'<div class="al-call" data-kind="{esc(kind)}" data-code="{esc(call.code or "")}">',
+        f'<div class="al-call-head">{" ".join(head)}</div>',
+    ]
+    if kind in ("refused", "not_run"):
+        who = tr("display.refused_by", guard=call.refused_by) if call.refused_by else ""
+        out.append(
+            f'<div class="al-guard">⊘ {esc(tr(f"display.guard.{call.code}"))} {esc(who)}</div>'
+        )
+    out.append(render_arguments(call.arguments))
+    if call.message:
+        message = f'<span class="al-errmsg">{esc(call.message)}</span>'
+        out.append(f'<div class="al-args">{label("display.error_message")}{message}</div>')
+    if call.saved_to:
+        out.append(f'<div class="al-saved">{esc(tr("display.saved_to", path=call.saved_to))}</div>')
+    if call.process:
+        words = tr("display.process", exitcode=call.process.get("exitcode"))
+        if call.process.get("killed"):
+            words += " · " + tr("display.process_killed")
+        out.append(f'<div class="al-proc">{esc(words)}</div>')
+    out.append(render_result(call))
+    out.append("</div>")
+    return "".join(out)
+
+
+def render_arguments(arguments: str | None) -> str:
+    text = "" if arguments is None else str(arguments)
+    parsed = parse_json(text) if text.strip() else {}
+    if parsed == {}:
+        body = quiet("display.no_arguments")
+    elif parsed is None and text.strip() != "null":
+        bad = f'<span class="al-errcode">{esc(tr("display.invalid_json"))}</span>'
+        body = bad + folded(text, FOLD_CHARS)
+    else:
+        body = folded(pretty(parsed), FOLD_CHARS)
+    return f'<div class="al-args">{label("display.arguments")}{body}</div>'
+
+
+def render_result(call: CallView) -> str:
+    """What the tool sent back, as the model received it (only the data part if it is
+    the usual structured result: status and error are shown above)."""
+    if call.content is None:
+        body = quiet("display.no_result_content")
+        return f'<div class="al-result">{label("display.result")}{body}</div>'
+    content = str(call.content)
+    parsed = parse_json(content)
+    source, preview = "", None
+    if isinstance(parsed, dict) and {"status", "data", "error"} <= parsed.keys():
+        if parsed["data"] is None:
+            return ""  # an error result: its code and message are shown above
+        content, preview = pretty(parsed["data"]), dumps(parsed["data"])
+        if isinstance(parsed.get("source"), list) and parsed["source"]:
+            where = ", ".join(map(str, parsed["source"]))
+            source = f'<div class="al-source">{esc(tr("display.source"))}: {esc(where)}</div>'
+    body = f'<div class="al-body">{source}{folded(content, FOLD_CHARS, preview=preview)}</div>'
+    return f'<div class="al-result">{label("display.result")}{body}</div>'
+
+
+def render_end(view: RunView) -> str:
+    if not view.finished:
+        return ""
+    reason = view.stop_reason or "?"
+    out = [
+        f'<div class="al-end"><div class="al-section-title">{esc(tr("display.end"))}</div>'
+        f'<div class="al-end-line">{esc(tr("display.stopped_at", step=view.counts.get("steps")))}: '
+        f'<span class="al-code">{esc(reason)}</span> {esc(meaning("stop", reason))}</div>'
+    ]
+    if view.phase:
+        phase = meaning("phase", view.phase) or view.phase
+        out.append(
+            f'<div class="al-end-line" data-phase="{esc(view.phase)}">'
+            f"{esc(tr('display.deadline_phase', phase=phase))}</div>"
+        )
+    if view.warnings:
+        items = "".join(f'<li class="al-warn">{esc(w)}</li>' for w in view.warnings)
+        out.append(f'{label("display.warnings")}<ul class="al-warnings">{items}</ul>')
+    out.append("</div>")
+    return "".join(out)
+
+
+EVENT_DETAILS = (
+    "tool", "args", "error_code", "error_class", "message", "reason", "calls", "tokens",
+    "truncated_chars", "refused_by", "stop_reason", "outcome", "task",
+)  # fmt: skip
+
+
+def render_events(events: list[dict[str, Any]]) -> str:
+    """Every event in a table: time since the start (+ time spent), kind, step, status, the rest."""
+    head = "".join(
+        f"<th>{esc(tr(f'display.col.{c}'))}</th>"
+        for c in ("t", "event", "step", "status", "detail")
+    )
+    rows = []
+    for event in events:
+        if not isinstance(event, dict):
+            continue
+        kind = str(event.get("event"))
+        if kind == "phase":
+            kind += f":{event.get('phase')}"
+        t, spent = event.get("t"), event.get("elapsed_s")
+        when = ms(t) if isinstance(t, (int, float)) else ""
+        if isinstance(spent, (int, float)) and event.get("event") == "phase":
+            when += f" +{ms(spent)}"
+        details = []
+        for key in EVENT_DETAILS:
+            value = event.get(key)
+            if value not in (None, "", []):
+                text = value if isinstance(value, str) else dumps(value)
+                details.append(f'<span class="al-ek">{esc(key)}=</span>{esc(text[:200])}')
+        rows.append(
+            f'<tr data-event="{esc(kind)}"><td>{esc(when)}</td><td>{esc(kind)}</td>'
+            f"<td>{esc(event.get('step', ''))}</td><td>{esc(event.get('status', ''))}</td>"
+            f"<td>{' '.join(details)}</td></tr>"
+        )
+    return (
+        f'<div class="al-events"><div class="al-section-title">{esc(tr("display.events"))}</div>'
+        f'<table class="al-table"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+# Every rule starts with .al-run, and names classes rather than bare tags, so
+# nothing here restyles JupyterLab and JupyterLab's output styles do not win.
+RUN_CSS_SOURCE = """
+.al-run {
+  all: initial; display: block; box-sizing: border-box; max-width: 980px; margin: 4px 0;
+  padding: 14px 16px; border: 1px solid #d0d7de; border-radius: 10px;
+  background: #fff; color: #1f2328; overflow-wrap: anywhere;
+  font: 13px/1.55 var(--jp-ui-font-family, system-ui), 'Noto Sans CJK SC', 'Noto Sans SC',
+    'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif;
+}
+.al-run * { box-sizing: border-box; }
+.al-run .al-head {
+  display: flex; flex-direction: column; gap: 8px;
+  padding-bottom: 10px; border-bottom: 1px solid #d0d7de;
+}
+.al-run .al-title { font-size: 15px; font-weight: 700; }
+.al-run .al-id, .al-run .al-model {
+  font-weight: 400; color: #57606a; font-size: 12px; margin-left: 8px;
+}
+.al-run .al-badges, .al-run .al-counts, .al-run .al-legend {
+  display: flex; flex-wrap: wrap; gap: 6px 16px; align-items: center;
+}
+.al-run .al-kv { display: inline-flex; align-items: center; gap: 6px; }
+.al-run .al-k, .al-run .al-label { color: #57606a; font-size: 12px; margin-right: 6px; }
+.al-run .al-badge {
+  display: inline-flex; align-items: baseline; gap: 6px; padding: 1px 10px;
+  border: 2px solid var(--c); border-radius: 12px; background: #fff; color: #1f2328;
+  font-weight: 700;
+}
+.al-run .al-badge.al-filled { background: var(--c); color: var(--ink); }
+.al-run .al-mean { font-weight: 400; font-size: 12px; }
+.al-run .al-code, .al-run .al-errcode, .al-run .al-tool, .al-run .al-id, .al-run .al-pre,
+.al-run .al-preview {
+  font-family: ui-monospace, 'DejaVu Sans Mono', monospace, 'Noto Sans CJK SC';
+}
+.al-run .al-count b { font-size: 15px; }
+.al-run .al-task, .al-run .al-answer, .al-run .al-system, .al-run .al-args, .al-run .al-result {
+  display: flex; gap: 4px; align-items: flex-start;
+}
+.al-run .al-label { flex: none; min-width: 4.5em; }
+.al-run .al-answer { padding: 6px 10px; background: #f6f8fa; border-radius: 6px; }
+.al-run .al-none, .al-run .al-quiet { color: #57606a; font-style: italic; }
+.al-run .al-alert { padding: 6px 10px; border-left: 4px solid #D55E00; background: #fff4ec; }
+.al-run .al-section-title { font-weight: 700; font-size: 14px; margin: 14px 0 6px; }
+.al-run .al-note { font-size: 12px; color: #57606a; margin-bottom: 6px; }
+.al-run .al-tl {
+  display: grid; grid-template-columns: max-content 1fr; gap: 3px 10px; align-items: center;
+}
+.al-run .al-tl-label { font-size: 12px; color: #57606a; }
+.al-run .al-track { position: relative; height: 16px; background: #f0f2f4; border-radius: 3px; }
+.al-run .al-span {
+  position: absolute; top: 2px; bottom: 2px; left: var(--x); width: var(--w); min-width: 3px;
+  border-radius: 2px; outline: 1px solid rgba(0, 0, 0, .3);
+}
+.al-run .al-dl {
+  position: absolute; top: -3px; bottom: -3px; left: var(--x); border-left: 2px dashed #000;
+}
+.al-run .al-axis { display: flex; justify-content: space-between; font-size: 11px; color: #57606a; }
+.al-run .al-legend { margin-top: 6px; font-size: 12px; }
+.al-run .al-legend-item { display: inline-flex; align-items: center; gap: 5px; }
+.al-run .al-swatch {
+  display: inline-block; width: 22px; height: 11px; border-radius: 2px;
+  outline: 1px solid rgba(0, 0, 0, .3);
+}
+.al-run .al-dl-swatch { outline: none; width: 2px; height: 16px; border-left: 2px dashed #000; }
+.al-run .al-step {
+  display: flex; flex-direction: column; gap: 6px; margin: 10px 0; padding: 8px 12px;
+  border: 1px solid #d0d7de; border-radius: 8px;
+}
+.al-run .al-step-title { font-weight: 700; }
+.al-run .al-ms { color: #57606a; font-size: 11px; font-weight: 400; }
+.al-run .al-msg { display: flex; gap: 8px; align-items: flex-start; }
+.al-run .al-body { min-width: 0; flex: 1; }
+.al-run .al-who {
+  flex: none; font-size: 12px; font-weight: 700; color: #fff; background: #0072B2;
+  border-radius: 4px; padding: 0 6px;
+}
+.al-run .al-user .al-who { background: #5B6770; }
+.al-run .al-reasoning { color: #57606a; border-left: 3px solid #56B4E9; padding-left: 8px; }
+.al-run .al-call {
+  display: flex; flex-direction: column; gap: 4px; padding: 4px 10px; background: #fafbfc;
+  border-left: 4px solid var(--edge, #999999); border-radius: 0 6px 6px 0;
+}
+.al-run .al-call[data-kind=ok] { --edge: #009E73; }
+.al-run .al-call[data-kind=error] { --edge: #D55E00; }
+.al-run .al-call[data-kind=refused] { --edge: #CC79A7; border-left: 6px double var(--edge); }
+.al-run .al-call[data-kind=not_run] { --edge: #999999; border-left-style: dashed; }
+.al-run .al-call-head { display: flex; flex-wrap: wrap; gap: 6px 10px; align-items: center; }
+.al-run .al-tool { font-weight: 700; }
+.al-run .al-sep { display: none; }
+.al-run .al-tag {
+  font-size: 12px; font-weight: 700; color: #1f2328; background: #e8ebef; border-radius: 4px;
+  padding: 0 6px;
+}
+.al-run .al-ek { color: #57606a; }
+.al-run .al-pill {
+  display: inline-block; padding: 0 8px; border-radius: 10px; background: var(--c);
+  color: var(--ink); font-size: 12px; font-weight: 700; white-space: nowrap;
+}
+.al-run .al-errcode, .al-run .al-errmsg { color: #9a3d00; }
+.al-run .al-errcode { font-weight: 700; }
+.al-run .al-trunc {
+  font-size: 12px; padding: 0 6px; border: 1px dashed #9a3d00; border-radius: 4px;
+}
+.al-run .al-trunc-mark { background: #F0E442; color: #000; }
+.al-run .al-guard { font-weight: 700; color: #6b2d57; }
+.al-run .al-saved, .al-run .al-proc, .al-run .al-source { font-size: 12px; color: #57606a; }
+.al-run .al-pre, .al-run .al-text {
+  margin: 0; padding: 0; background: none; border: none; min-width: 0;
+  white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12.5px; line-height: 1.5;
+}
+.al-run .al-text { font-family: inherit; font-size: 13px; }
+.al-run .al-fold { min-width: 0; flex: 1; }
+.al-run .al-fold > summary { cursor: pointer; color: #0b5a8a; }
+.al-run .al-preview { color: #1f2328; }
+.al-run .al-more { font-size: 12px; }
+.al-run .al-check { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.al-run .al-attempt { color: #6b2d57; }
+.al-run .al-warn { color: #7a4d00; }
+.al-run .al-warnings { margin: 4px 0 0 18px; padding: 0; }
+.al-run .al-end { border-top: 1px solid #d0d7de; margin-top: 10px; }
+.al-run .al-end-line { margin: 2px 0; }
+.al-run .al-table { width: 100%; table-layout: fixed; border-collapse: collapse; font-size: 12px; }
+.al-run .al-table th, .al-run .al-table td {
+  border-bottom: 1px solid #e5e8eb; padding: 3px 6px; text-align: left; vertical-align: top;
+  overflow-wrap: anywhere;
+}
+.al-run .al-table th:nth-child(1) { width: 15%; }
+.al-run .al-table th:nth-child(2) { width: 15%; }
+.al-run .al-table th:nth-child(3) { width: 6%; }
+.al-run .al-table th:nth-child(4) { width: 10%; }
+@media (max-width: 600px) {
+  .al-run { padding: 8px; }
+  .al-run .al-step { padding: 6px; }
+  .al-run .al-args, .al-run .al-result, .al-run .al-task, .al-run .al-answer { flex-wrap: wrap; }
+}
+"""
+
+# Phase bars: the palette's colour plus a pattern (none, stripes, dots), so
+# the phases differ in more than colour.
+PATTERNS = {
+    "//": "repeating-linear-gradient(45deg, rgba(0,0,0,.4) 0 2px, transparent 2px 6px), ",
+    "..": "radial-gradient(rgba(0,0,0,.5) 1px, transparent 1.4px) 0 0 / 4px 4px, ",
+    "": "",
+}
+PHASE_CSS = "".join(
+    f".al-run .al-ph-{phase} {{ background: {PATTERNS[palette.PHASE_HATCHES[phase]]}{color}; }}"
+    for phase, color in palette.PHASE_COLORS.items()
+)
+# Sent with every fragment, so squeezed: no whitespace around punctuation. The
+# class is doubled (".al-run.al-run .al-pre") because JupyterLab styles outputs
+# with two classes and a tag (".jp-ThemedContainer .jp-RenderedHTMLCommon pre"):
+# ours must weigh more to be the ones that apply inside a notebook.
+RUN_CSS = re.sub(
+    r"\s*([{};:,>])\s*", r"\1", " ".join((RUN_CSS_SOURCE + PHASE_CSS).split())
+).replace(".al-run ", ".al-run.al-run ")
+
+PAGE_CSS = (
+    "body { margin: 0; padding: 24px; background: #eef1f4; } "
+    ".al-run { margin: 0 auto !important; } "
+    ".al-page-note { max-width: 980px; margin: 10px auto; color: #57606a; "
+    "font: 12px system-ui, sans-serif; } "
+    "@media (max-width: 600px) { body { padding: 6px; } }"
+)
