@@ -486,3 +486,22 @@ def course_tools():
     from agentlab.tools import sales_tools
 
     return sales_tools()
+
+
+def test_reasoning_partial_answers_and_guard_names_when_the_run_has_them(runs):
+    result = copy.copy(runs["repeat"])
+    result.messages = copy.deepcopy(result.messages)
+    result.messages[2]["reasoning"] = "先看看 <构建> 状态"
+    result.partial_answer = "构建还在跑"
+    events = target_schema(result, read_trace(result.trace_path))
+    for event in events:
+        if event.get("error_code") in ("REPEATED_CALL", "NOT_RUN"):
+            event["refused_by"] = "repeat"
+    result.events = events
+    tree = parse(run_html(result))
+    reasoning = tree.all("al-step")[0].one("al-reasoning")
+    assert reasoning.tag == "details" and "先看看 <构建> 状态" in reasoning.text()
+    assert "构建还在跑" in tree.one("al-partial").text()
+    guards = [g.text() for g in tree.all("al-guard")]
+    assert len(guards) == 2 and all("repeat" in g for g in guards)
+    assert [g.text() for g in parse(trace_html(events)).all("al-guard")] == guards
