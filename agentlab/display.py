@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from typing import Any
 
@@ -76,9 +77,11 @@ def esc(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def ms(seconds: float | None) -> str:
+def ms(seconds: Any) -> str:
     """Elapsed time in the one form the nbval sanitizer masks: ``≈83ms``."""
-    return "" if seconds is None else f"≈{seconds * 1000:.0f}ms"
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return ""
+    return f"≈{seconds * 1000:.0f}ms" if math.isfinite(seconds) else ""
 
 
 def meaning(kind: str, code: str | None) -> str:

@@ -16,6 +16,7 @@ it draws nothing and writes nothing.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -23,6 +24,7 @@ from typing import Any
 
 from .trace import read_trace
 
+MAX_STEPS_SHOWN = 10_000  # a trace claiming more steps shows only those it has events for
 GUARD_CODES = ("REPEATED_CALL", "TOO_MANY_CALLS")
 NOT_RUN = "NOT_RUN"
 SAVED_TO = re.compile(r"full output saved to (\S+)")
@@ -176,9 +178,7 @@ def view_of_result(result: Any) -> RunView:
             process=record.get("process"),
             elapsed_s=event.get("elapsed_s"),
         )
-        steps.setdefault(record.get("step") or 0, StepView(record.get("step") or 0)).calls.append(
-            call
-        )
+        steps.setdefault(step_of(record), StepView(step_of(record))).calls.append(call)
 
     for step in steps.values():
         index.enrich(step)
@@ -205,7 +205,7 @@ def view_of_result(result: Any) -> RunView:
         steps=[steps[n] for n in sorted(steps)],
         system_prompt=system,
         partial_answer=getattr(result, "partial_answer", None),
-        max_seconds=budget.get("max_seconds"),
+        max_seconds=seconds(budget.get("max_seconds")) or None,
         spans=index.spans,
         end_s=index.end_s(result.elapsed_s),
     )
@@ -225,14 +225,14 @@ def relative_output(path: str | None) -> str | None:
 def view_of_events(events: list[dict[str, Any]]) -> RunView:
     index = EventIndex([e for e in events if isinstance(e, dict)])
     start, stop = index.start, index.stop
-    numbers = {e.get("step") for e in index.phases if isinstance(e.get("step"), int)}
-    numbers |= {e.get("step") for e in index.warning_events if isinstance(e.get("step"), int)}
-    last = stop.get("step") if isinstance(stop.get("step"), int) else max(numbers, default=0)
-    steps = {n: StepView(n) for n in range(1, max(last, max(numbers, default=0)) + 1)}
+    numbers = {step_of(e) for e in index.phases + index.warning_events}
+    last = step_of(stop) or max(numbers, default=0)
+    known = numbers | set(range(1, last + 1) if last <= MAX_STEPS_SHOWN else ())
+    steps = {n: StepView(n) for n in sorted(known - {0})}
 
     calls_asked: dict[str, dict[str, Any]] = {}
     for event in index.decides:
-        step = steps.setdefault(event.get("step") or 0, StepView(event.get("step") or 0))
+        step = steps.setdefault(step_of(event), StepView(step_of(event)))
         if event.get("status") == "ok":
             step.replied = True
             step.content = event.get("content")
@@ -262,15 +262,13 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
             process=event.get("process"),
             elapsed_s=event.get("elapsed_s"),
         )
-        steps.setdefault(event.get("step") or 0, StepView(event.get("step") or 0)).calls.append(
-            call
-        )
+        steps.setdefault(step_of(event), StepView(step_of(event))).calls.append(call)
 
     for step in steps.values():
         index.enrich(step)
     tools = index.tools
     counts = {
-        "steps": stop.get("step", last),
+        "steps": step_of(stop) or last,
         "model_requests": stop.get("model_requests", len(index.decides)),
         "tool_calls": len(tools),
         "tool_errors": sum(1 for e in tools if is_tool_failure(e)),
@@ -296,7 +294,7 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
         steps=[steps[n] for n in sorted(steps)],
         system_prompt=start.get("system_prompt"),
         partial_answer=stop.get("partial_answer"),
-        max_seconds=budget.get("max_seconds") if isinstance(budget, dict) else None,
+        max_seconds=seconds(budget.get("max_seconds")) or None,
         spans=index.spans,
         end_s=index.end_s(stop.get("elapsed_s")),
         finished=bool(stop),
@@ -323,6 +321,7 @@ class EventIndex:
     """The events of one run, sorted by kind (any of them may be missing)."""
 
     def __init__(self, events: list[dict[str, Any]]) -> None:
+        events = [clean(e) for e in events if isinstance(e, dict)]
         self.events = events
         self.start = next((e for e in events if e.get("event") == "start"), {})
         self.stop = next((e for e in reversed(events) if e.get("event") == "stop"), {})
@@ -379,7 +378,7 @@ def phase_spans(phases: list[dict[str, Any]]) -> list[Span]:
         clock = start + duration
         spans.append(
             Span(
-                step=event.get("step") if isinstance(event.get("step"), int) else 0,
+                step=step_of(event),
                 phase=str(event.get("phase")),
                 start=start,
                 duration=duration,
@@ -389,5 +388,74 @@ def phase_spans(phases: list[dict[str, Any]]) -> list[Span]:
     return spans
 
 
+def step_of(event: dict[str, Any]) -> int:
+    """The step an event or record belongs to (0 when it says none, or nonsense)."""
+    return count(event.get("step")) or 0
+
+
+# A trace file may come from anywhere: every field is read as the type it should
+# have, or as missing, so that nothing later trips over a list where text was due.
+TEXT_FIELDS = (
+    "event", "phase", "status", "task_id", "task", "model", "content", "reasoning", "tool",
+    "args", "error_code", "error_class", "call_id", "refused_by", "message", "reason",
+    "stop_reason", "outcome", "answer", "partial_answer", "system_prompt", "saved_to",
+)  # fmt: skip
+SECONDS_FIELDS = ("t", "elapsed_s")
+COUNT_FIELDS = ("step", "attempt", "tokens", "model_requests", "truncated_chars")
+
+
+def clean(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` with each known field of its expected type (or ``None``)."""
+    out = dict(event)
+    for key in TEXT_FIELDS:
+        if key in out:
+            out[key] = text(out[key])
+    for key in SECONDS_FIELDS:
+        if key in out:
+            out[key] = seconds(out[key])
+    for key in COUNT_FIELDS:
+        if key in out:
+            out[key] = count(out[key])
+    if "calls" in out:
+        out["calls"] = [
+            {
+                "id": text(c.get("id")),
+                "name": text(c.get("name")),
+                "arguments": text(c.get("arguments")),
+            }
+            if isinstance(c, dict)
+            else text(c)
+            for c in (out["calls"] if isinstance(out["calls"], list) else [])
+        ]
+    if "warnings" in out:
+        out["warnings"] = (
+            [text(w) for w in out["warnings"]] if isinstance(out["warnings"], list) else []
+        )
+    for key in ("budget", "process"):
+        if key in out and not isinstance(out[key], dict):
+            out[key] = None
+    return out
+
+
+def text(value: Any) -> str | None:
+    """Text as it is; anything else (a number, a list) as its JSON."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def seconds(value: Any) -> float | None:
+    """A finite, non-negative number of seconds, or ``None``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
+
+
+def count(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
 def number(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) else 0.0
+    return seconds(value) or 0.0

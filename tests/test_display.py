@@ -20,6 +20,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentlab import OUTCOMES, Budget, palette, run_agent
 from agentlab.cli import main
@@ -505,3 +507,36 @@ def test_reasoning_partial_answers_and_guard_names_when_the_run_has_them(runs):
     guards = [g.text() for g in tree.all("al-guard")]
     assert len(guards) == 2 and all("repeat" in g for g in guards)
     assert [g.text() for g in parse(trace_html(events)).all("al-guard")] == guards
+
+
+ANY_VALUE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 10**12),
+    st.floats(allow_nan=True),
+    st.text(max_size=20),
+    st.lists(st.one_of(st.text(max_size=5), st.integers()), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.text(max_size=5), max_size=3),
+)
+EVENT_KEYS = [
+    "event", "phase", "step", "status", "t", "elapsed_s", "calls", "content", "tool", "args",
+    "error_code", "error_class", "call_id", "truncated_chars", "refused_by", "message", "reason",
+    "stop_reason", "outcome", "warnings", "answer", "budget", "task", "task_id", "model",
+    "tokens", "model_requests", "attempt", "reasoning", "saved_to", "process",
+]  # fmt: skip
+EVENTS = st.lists(
+    st.dictionaries(
+        st.sampled_from(EVENT_KEYS),
+        st.one_of(ANY_VALUE, st.sampled_from(["start", "phase", "stop", "warning", "tool"])),
+        max_size=12,
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(EVENTS)
+def test_any_trace_renders_without_crashing(events):
+    page = trace_html(events)
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    parse(page)  # well-formed: every element closed
