@@ -448,7 +448,7 @@ def seconds(value: Any) -> float | None:
     """A finite, non-negative number of seconds, or ``None``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
+    return value if math.isfinite(value) and value >= 0 else None  # 480 stays "480", not "480.0"
 
 
 def count(value: Any) -> int | None:
