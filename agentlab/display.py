@@ -231,7 +231,8 @@ def render_header(view: RunView, heading: str | None) -> str:
         answer = folded(str(view.answer), FOLD_TEXT_CHARS, "al-text")
         out.append(f'<div class="al-answer">{label("display.answer")}{answer}</div>')
     elif view.finished:
-        out.append(f'<div class="al-answer al-none">{esc(tr("display.no_answer"))}</div>')
+        missing = tr("display.no_answer" if view.answer_recorded else "display.answer_not_recorded")
+        out.append(f'<div class="al-answer al-none">{esc(missing)}</div>')
     if view.partial_answer:
         partial = folded(str(view.partial_answer), FOLD_TEXT_CHARS, "al-text")
         out.append(

@@ -84,6 +84,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "display.model": ("模型", "model"),
     "display.answer": ("最终回答", "Final answer"),
     "display.no_answer": ("没有最终回答", "no final answer"),
+    "display.answer_not_recorded": (
+        "这个轨迹没有记录最终回答（较早的轨迹格式）",
+        "this trace does not record the final answer (an older trace format)",
+    ),
     "display.partial_answer": ("部分回答", "Partial answer"),
     "display.system_prompt": ("系统提示词", "System prompt"),
     "display.conversation": ("逐步过程", "Step by step"),

@@ -101,6 +101,7 @@ class RunView:
     spans: list[Span] = field(default_factory=list)
     end_s: float | None = None
     finished: bool = True  # False: a trace without its stop event
+    answer_recorded: bool = True  # False: an older trace, whose stop event has no answer
 
 
 # -- building the view from a RunResult ----------------------------------------------------
@@ -144,16 +145,17 @@ def view_of_result(result: Any) -> RunView:
 
     # The k-th assistant message is the reply of step k: a step whose model
     # request failed ends the run, so no step is skipped.
-    number = 0
+    replies = 0
     for i, message in enumerate(messages):
         if message.get("role") == "assistant":
-            number += 1
-            step = steps.setdefault(number, StepView(number))
+            replies += 1
+            step = steps.setdefault(replies, StepView(replies))
             step.replied = True
             step.content = message.get("content")
             step.reasoning = message.get("reasoning") or message.get("reasoning_content")
-        elif message.get("role") == "user" and users and i != users[0] and number:
-            steps.setdefault(number, StepView(number)).feedback.append(str(message.get("content")))
+        elif message.get("role") == "user" and users and i != users[0] and replies:
+            feedback = str(message.get("content"))
+            steps.setdefault(replies, StepView(replies)).feedback.append(feedback)
 
     for position, record in enumerate(result.tool_results):
         event = index.tool_event(record.get("call_id"), position)
@@ -277,7 +279,7 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
     answer = stop.get("answer")
     if answer is None and stop.get("stop_reason") == "answered":
         replied = [s for s in steps.values() if s.replied]
-        answer = replied[-1].content if replied else None
+        answer = replied[-1].content if replied else None  # older traces: the last reply
     budget = start.get("budget") or {}
     return RunView(
         task_id=start.get("task_id"),
@@ -298,6 +300,7 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
         spans=index.spans,
         end_s=index.end_s(stop.get("elapsed_s")),
         finished=bool(stop),
+        answer_recorded=answer is not None or "answer" in stop or not stop,
     )
 
 

@@ -36,7 +36,10 @@ from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tool
 
 TODO_TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"
 SALES_QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类别、各类别销售额和总销售额。"
-DEADLINE_S = 0.08  # chapter 03's shared deadline
+# Chapter 03's deadline scenarios, with times scaled up (0.08 s -> 0.25 s, the
+# model's 0.06 s -> 0.15 s): the same endings, with room to spare on a busy machine.
+DEADLINE_S = 0.25
+SLOW_MODEL_S = 0.15
 HANG_S = 1.0  # hangs outlast every deadline here; shorter than the notebook's 3 s
 
 CHAPTER_01 = ("loop", "corrected", "capped", "refused", "stopped", "streamed", "appended")
@@ -166,7 +169,7 @@ def scenarios() -> dict[str, Callable[..., RunResult]]:
         ),
         "shared": lambda **o: run_agent(
             "x",
-            client=ScriptedClient([Hang(0.06, then=call("hang"))]),
+            client=ScriptedClient([Hang(SLOW_MODEL_S, then=call("hang"))]),
             tools=faults,
             budget=hung_budget,
             **o,
