@@ -15,11 +15,12 @@ STAMP  := $(VENV)/.agentlab-installed
 OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK_API_KEY \
            AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
 
-.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak
+.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak paused-notebooks
 
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks
+	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(PY) -m agentlab.exercises verify
 
 # Root (as in many containers) must say --allow-root; others need not.
 lab: $(STAMP)
@@ -33,6 +34,12 @@ lint: $(STAMP)
 # checks a few hundred in `make test`); prints the count and any violation.
 soak: $(STAMP)
 	$(OFFLINE) AGENTLAB_SOAK_EXAMPLES=10000 $(PY) -m pytest -q -s tests/test_invariants.py
+
+# Live pace: every notebook run cell by cell with a 5 s pause before each code
+# cell (a student reading, an instructor explaining), outputs compared with
+# the stored ones as nbval compares them. Run by CI, not by `make test`.
+paused-notebooks: $(STAMP)
+	$(OFFLINE) $(PY) tests/paused_run.py --pause 5 notebooks/*.ipynb
 
 # The student's view: every chapter notebook run in JupyterLab in headless
 # Chromium (see tests/browser/check_notebooks.py), then the run display and

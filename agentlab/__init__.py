@@ -1,21 +1,43 @@
 """agentlab: an agent loop that always stops, for the chapter notebooks.
 
-The pieces, one module each:
+Follow one run through these modules, in this order:
 
-- ``loop.py``     ``run_agent``: ask, run tools, repeat, within budget;
-- ``budget.py``   ``Budget`` and the guards the loop consults;
-- ``request.py``  one model request (the *decide* phase);
-- ``result.py``   ``RunResult``: status, outcome, stop reason, history;
-- ``tools/``      the tool registry and ready-made tools;
-- ``clients/``    scripted and real ``openai.OpenAI`` clients;
-- ``report.py``   pandas tables and matplotlib charts (imported on demand).
+- ``loop.py``         ``run_agent``: ask, run tools, repeat, within budget
+                      (``minimal_loop.py`` is the same loop with only a step cap);
+- ``budget.py``       ``Budget`` and the guards the loop consults;
+- ``request.py``      the decide phase: one model request (``streaming.py``
+                      puts streamed replies together, ``retry.py`` says when to retry);
+- ``tools/``          the tool registry (whitelist, argument check, time limit)
+                      and ready-made tools;
+- ``result.py``       what a run did and how it ended (``RunResult``);
+- ``deadline.py``     the one deadline every phase shares;
+- ``trace.py``        the run's events, on disk as JSON lines;
+- ``context.py``      truncating big outputs, folding old steps;
+- ``failures.py``     naming a failure: transient, invalid input, permission or logic;
+- ``clients/``        scripted and real ``openai.OpenAI`` clients;
+- ``i18n.py``         every message people read, in Chinese and English;
+- ``report.py``       pandas tables and matplotlib charts (imported on demand).
 
 Importing ``agentlab`` does not import pandas or matplotlib.
 """
 
-from .budget import MAX_STEPS, Budget
+from importlib.metadata import PackageNotFoundError, version
+
+from .budget import DEFAULT_MAX_STEPS, DEMO_MAX_STEPS, Budget
 from .loop import run_agent
 from .result import OUTCOMES, STOP_REASONS, RunResult
 
-__all__ = ["MAX_STEPS", "OUTCOMES", "STOP_REASONS", "Budget", "RunResult", "run_agent"]
-__version__ = "0.1.0"
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "DEMO_MAX_STEPS",
+    "OUTCOMES",
+    "STOP_REASONS",
+    "Budget",
+    "RunResult",
+    "run_agent",
+]
+
+try:
+    __version__ = version("agentlab")  # pyproject.toml is the one place it is written
+except PackageNotFoundError:  # running from a copied source folder, not installed
+    __version__ = "unknown"

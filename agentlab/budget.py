@@ -8,8 +8,10 @@ three moments and never contains a limit of its own:
 - ``check_call(run, call, position)``: may this tool call run? A guard can
   *refuse* it (the model gets an error result explaining why, the call is not
   executed) or *stop* the run. (repeated calls, calls per turn)
-- ``after_step(run, new_fingerprints)``: did the step achieve anything?
-  (no progress)
+- ``after_step(run)``: did the step achieve anything? (no progress)
+- ``last_step(run)``: with ``Budget(wrap_up=True)``, is the budget about to
+  run out, so that the next step should be the reserved last word? (steps,
+  deadline, tokens)
 
 Resource limits (steps, time, tokens) stop runs that cost too much; semantic
 limits (repeats, no progress) stop runs that go round in circles cheaply.
@@ -22,34 +24,22 @@ switches the rest on (see :meth:`Budget.seed_table`).
 
 from __future__ import annotations
 
-import json
-import posixpath
 from collections import Counter
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .request import CallRequest
-from .result import RunState
-from .tools.registry import ToolResult, error
+from .context import MIN_OUTPUT_CHARS
+from .i18n import tr
+from .result import Refuse, RunState, Stop
+from .tools.registry import call_key, error
 
-MAX_STEPS = 4  # chapter 02's cap, small so the demo stops quickly
-DEFAULT_MAX_STEPS = 24  # chapter 01's cap: room for honest multi-step tasks
+if TYPE_CHECKING:
+    from .request import CallRequest
 
-
-@dataclass(frozen=True)
-class Stop:
-    """End the run: why, in one word and in a sentence."""
-
-    reason: str
-    message: str
-    phase: str | None = None
-
-
-@dataclass(frozen=True)
-class Refuse:
-    """Do not execute this call; send the model ``result`` instead."""
-
-    result: ToolResult
+DEFAULT_MAX_STEPS = 24  # Budget()'s cap: room for honest multi-step tasks
+DEMO_MAX_STEPS = 4  # chapter 02's cap (and `agentlab run`'s): a runaway demo stops at once
+SEED_REPEATS = {"repeat_hint_at": 3, "max_repeats": 4}
+"""Seed 002's rule: the 3rd identical call is refused with a hint, the 4th stops the run."""
 
 
 class Guard:
@@ -61,7 +51,10 @@ class Guard:
     def check_call(self, run: RunState, call: CallRequest, position: int) -> Stop | Refuse | None:
         return None
 
-    def after_step(self, run: RunState, new_fingerprints: int) -> Stop | None:
+    def after_step(self, run: RunState) -> Stop | None:
+        return None
+
+    def last_step(self, run: RunState) -> Stop | None:
         return None
 
 
@@ -73,10 +66,12 @@ class StepGuard(Guard):
 
     def before_step(self, run: RunState) -> Stop | None:
         if run.steps >= self.max_steps:
-            return Stop(
-                "max_steps",
-                f"reached the step budget max_steps={self.max_steps} without a final answer",
-            )
+            return Stop("max_steps", tr("guard.max_steps", cap=self.max_steps))
+        return None
+
+    def last_step(self, run: RunState) -> Stop | None:
+        if run.steps + 1 >= self.max_steps:  # the next step is the last one
+            return Stop("max_steps", tr("guard.max_steps", cap=self.max_steps))
         return None
 
 
@@ -86,11 +81,26 @@ class DeadlineGuard(Guard):
 
     def before_step(self, run: RunState) -> Stop | None:
         if run.deadline.expired():
-            return Stop(
-                "deadline",
-                f"the run's {run.deadline.max_seconds} s are used up before step {run.steps + 1}",
-                phase="decide",
-            )
+            message = tr("guard.deadline", seconds=run.deadline.max_seconds, step=run.steps + 1)
+            return Stop("deadline", message, phase="decide")
+        return None
+
+    def last_step(self, run: RunState) -> Stop | None:
+        """Too little time for one more step *and* a last word after it.
+
+        A step costs about the slowest model request plus the slowest tool so
+        far; the last word, a model request. With room for error, the last
+        word comes when less than three of the slowest requests plus the
+        slowest tool (and at least a fifth of the budget) is left. A request
+        much slower than all before it can still miss the deadline.
+        """
+        slowest = {"decide": 0.0, "tool": 0.0}
+        for event in run.trace.events:
+            if event.get("phase") in slowest:
+                slowest[event["phase"]] = max(slowest[event["phase"]], event["elapsed_s"])
+        reserve = max(run.deadline.max_seconds / 5, 3 * slowest["decide"] + slowest["tool"])
+        if run.deadline.remaining() < reserve:
+            return Stop("deadline", tr("guard.deadline_near", seconds=run.deadline.max_seconds))
         return None
 
 
@@ -102,7 +112,13 @@ class TokenGuard(Guard):
 
     def before_step(self, run: RunState) -> Stop | None:
         if run.tokens >= self.max_tokens:
-            return Stop("max_tokens", f"used {run.tokens} tokens of a budget of {self.max_tokens}")
+            return Stop("max_tokens", tr("guard.max_tokens", used=run.tokens, cap=self.max_tokens))
+        return None
+
+    def last_step(self, run: RunState) -> Stop | None:
+        # The history only grows: the next request costs at least what the last one did.
+        if run.tokens + run.last_turn_tokens >= self.max_tokens:
+            return Stop("max_tokens", tr("guard.max_tokens", used=run.tokens, cap=self.max_tokens))
         return None
 
 
@@ -114,13 +130,8 @@ class CallsPerTurnGuard(Guard):
 
     def check_call(self, run: RunState, call: CallRequest, position: int) -> Stop | Refuse | None:
         if position >= self.max_calls:
-            return Refuse(
-                error(
-                    "TOO_MANY_CALLS",
-                    f"only {self.max_calls} tool call(s) per turn are executed; "
-                    f"{call.name} was skipped. Ask for it again in the next turn if needed.",
-                )
-            )
+            message = tr("guard.too_many_calls", cap=self.max_calls, name=call.name)
+            return Refuse(error("TOO_MANY_CALLS", message))
         return None
 
 
@@ -134,46 +145,42 @@ class RepeatGuard(Guard):
 
     hint_at: int | None
     stop_at: int | None
-    seen: Counter = field(default_factory=Counter)
+    seen: Counter[str] = field(default_factory=Counter)
 
     def check_call(self, run: RunState, call: CallRequest, position: int) -> Stop | Refuse | None:
         key = call_key(call.name, call.arguments)
         self.seen[key] += 1
         count = self.seen[key]
         if self.stop_at is not None and count >= self.stop_at:
-            return Stop("repeat_call", f"identical call number {count}: {key}")
+            return Stop("repeat_call", tr("guard.repeat_stop", count=count, key=key))
         if self.hint_at is not None and count >= self.hint_at:
-            return Refuse(
-                error(
-                    "REPEATED_CALL",
-                    f"this exact call was already made {count - 1} times and was not run "
-                    "again. Change strategy or give your final answer.",
-                )
-            )
+            return Refuse(error("REPEATED_CALL", tr("guard.repeat_hint", before=count - 1)))
         return None
 
 
 @dataclass
 class NoProgressGuard(Guard):
-    """Steps that add no tool-result fingerprint not seen before in the run."""
+    """Steps that bring no tool result the run has not seen before.
+
+    "Seen" is by fingerprint: what the model learned (a result's data or
+    error), not where it came from. A step whose answer the completion check
+    rejected brings nothing new either.
+    """
 
     max_no_progress: int
     streak: int = 0
+    seen: set[str] = field(default_factory=set)
 
-    def after_step(self, run: RunState, new_fingerprints: int) -> Stop | None:
-        self.streak = 0 if new_fingerprints else self.streak + 1
-        if self.streak >= self.max_no_progress:
-            last = run.tool_results[-1] if run.tool_results else None
-            where = (
-                f"{last['tool']}({last['normalized_args']})"
-                if last
-                else "answers the check rejected"
-            )
-            return Stop(
-                "no_progress",
-                f"{self.streak} steps in a row brought nothing new; stuck at {where}",
-            )
-        return None
+    def after_step(self, run: RunState) -> Stop | None:
+        this_step = [r for r in run.tool_results if r["step"] == run.steps]
+        learned = {r["fingerprint"] for r in this_step if r["fingerprint"]} - self.seen
+        self.seen |= learned
+        self.streak = 0 if learned else self.streak + 1
+        if self.streak < self.max_no_progress:
+            return None
+        last = run.tool_results[-1] if run.tool_results else None
+        where = f"{last['tool']}({last['normalized_args']})" if last else tr("guard.rejected")
+        return Stop("no_progress", tr("guard.no_progress", steps=self.streak, where=where))
 
 
 @dataclass(frozen=True)
@@ -182,14 +189,24 @@ class Budget:
 
     max_steps: int = DEFAULT_MAX_STEPS
     max_seconds: float | None = None
-    max_repeats: int | None = None  # the identical call that stops the run
-    repeat_hint_at: int | None = None  # the identical call refused with a hint
+    """One deadline for the whole run, shared by every phase."""
+    max_repeats: int | None = None
+    """The identical call that stops the run (4: the 4th)."""
+    repeat_hint_at: int | None = None
+    """The identical call that is refused with a hint (3: the 3rd)."""
     max_no_progress: int | None = None
+    """Steps in a row that bring nothing new."""
     max_tool_calls_per_turn: int | None = None
     max_tool_output_chars: int | None = 8000
+    """Longer tool results are cut down before the model sees them."""
     max_tokens: int | None = None
     max_retries: int = 0
-    retry_backoff_s: float = 0.2  # first wait; doubles on every retry
+    """Extra attempts for a model request that failed transiently."""
+    retry_backoff_s: float = 0.2
+    """The first wait before a retry; it doubles on every retry."""
+    wrap_up: bool = False
+    """Keep the last step for a tool-less request asking the model to sum up
+    what it has, when the step, time or token budget is about to run out."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_steps, int) or self.max_steps < 1:
@@ -200,14 +217,14 @@ class Budget:
                 raise ValueError(f"{f.name} must not be negative, got {value!r}")
         if self.max_seconds is not None and self.max_seconds <= 0:
             raise ValueError("max_seconds must be positive (or None for no limit)")
+        if self.max_tool_output_chars is not None and self.max_tool_output_chars < MIN_OUTPUT_CHARS:
+            raise ValueError(f"max_tool_output_chars must be at least {MIN_OUTPUT_CHARS} (or None)")
 
     @classmethod
     def seed_table(cls, **overrides: Any) -> Budget:
         """Chapter 03's four failure budgets: 25 steps, 8 minutes, repeated call
         refused at the 3rd and stopped at the 4th, 4 steps without progress."""
-        values: dict[str, Any] = dict(
-            max_steps=25, max_seconds=8 * 60, repeat_hint_at=3, max_repeats=4, max_no_progress=4
-        )
+        values = {"max_steps": 25, "max_seconds": 8 * 60, "max_no_progress": 4, **SEED_REPEATS}
         return cls(**{**values, **overrides})
 
     @classmethod
@@ -216,6 +233,7 @@ class Budget:
         return cls(**{"max_repeats": 2, "repeat_hint_at": None, **overrides})
 
     def guards(self) -> list[Guard]:
+        """Fresh guards for one run, for the limits that are switched on."""
         guards: list[Guard] = [StepGuard(self.max_steps)]
         if self.max_seconds is not None:
             guards.append(DeadlineGuard())
@@ -228,40 +246,3 @@ class Budget:
         if self.max_no_progress is not None:
             guards.append(NoProgressGuard(self.max_no_progress))
         return guards
-
-
-# One encoder, made once: json.dumps with options builds a new one per call.
-CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def call_key(name: str, arguments: str | None) -> str:
-    """Tool name + arguments in one canonical spelling, for repeat detection.
-
-    Key order and JSON whitespace do not matter, and path arguments are
-    normalised (``./sales.csv`` and ``sales.csv`` are the same call).
-    """
-    try:
-        parsed = json.loads(arguments) if arguments and arguments.strip() else {}
-    except json.JSONDecodeError:
-        return f"{name}:{(arguments or '').strip()}"
-    return f"{name}:{canonical_arguments(parsed)}"
-
-
-def canonical_arguments(parsed: Any) -> str:
-    """Parsed arguments in one canonical JSON spelling (sorted keys, paths normalised)."""
-    return CANONICAL_JSON.encode(_normalise(parsed))
-
-
-def normalized_arguments(arguments: str | None) -> str:
-    """Just the canonical arguments part of :func:`call_key`."""
-    return call_key("", arguments)[1:]
-
-
-def _normalise(value: Any, key: str = "") -> Any:
-    if isinstance(value, dict):
-        return {k: _normalise(v, k) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_normalise(v) for v in value]
-    if isinstance(value, str) and key.endswith("path") and value.strip():
-        return posixpath.normpath(value.strip())
-    return value

@@ -22,11 +22,13 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .budget import MAX_STEPS, Budget
+from .budget import DEMO_MAX_STEPS, Budget
 from .clients import BEHAVIOURS, ModelConfigError, load_settings, scripted
+from .i18n import tr
 from .loop import run_agent
 from .tools import file_tools, sales_tools, sandbox_copy
 
@@ -53,11 +55,9 @@ def parse_caps(text: str) -> list[int]:
             else:
                 caps.append(int(part))
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid caps {text!r}: use a range like 1-30 or a list like 1,2,5"
-        ) from None
+        raise argparse.ArgumentTypeError(tr("cli.bad_caps", text=repr(text))) from None
     if not caps or min(caps) < 1:
-        raise argparse.ArgumentTypeError("caps must be positive integers")
+        raise argparse.ArgumentTypeError(tr("cli.caps_positive"))
     return sorted(set(caps))
 
 
@@ -67,66 +67,45 @@ def positive_int(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+        raise argparse.ArgumentTypeError(tr("cli.not_positive", text=repr(text)))
     return value
 
 
 def build_parser() -> OneLineParser:
-    parser = OneLineParser(
-        prog="agentlab",
-        description="Run the course's agent loop from a terminal (keyless unless .env is set).",
-    )
+    parser = OneLineParser(prog="agentlab", description=tr("cli.description"))
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
-    run = commands.add_parser("run", help="ask one question and print the result as JSON")
+    run = commands.add_parser("run", help=tr("cli.run.help"))
+    run.add_argument("question", help=tr("cli.run.question"))
     run.add_argument(
-        "question", help='the task, e.g. "分析 data/input/sales.csv，哪个类别销售额最高？"'
+        "--max-steps",
+        type=positive_int,
+        default=DEMO_MAX_STEPS,
+        help=tr("cli.run.max_steps", default=DEMO_MAX_STEPS),
     )
+    run.add_argument("--scripted", choices=sorted(BEHAVIOURS), help=tr("cli.run.scripted"))
     run.add_argument(
-        "--max-steps", type=positive_int, default=MAX_STEPS, help=f"step cap (default {MAX_STEPS})"
+        "--tools", choices=sorted(DEFAULT_SCRIPTED), default="sales", help=tr("cli.run.tools")
     )
-    run.add_argument(
-        "--scripted",
-        choices=sorted(BEHAVIOURS),
-        help="use this scripted model even if a real one is configured",
-    )
-    run.add_argument(
-        "--tools",
-        choices=sorted(DEFAULT_SCRIPTED),
-        default="sales",
-        help="sales: analyze_csv over data/input/; files: a fresh sandbox copy",
-    )
-    run.add_argument("--stream", action="store_true", help="stream the reply (text to stderr)")
+    run.add_argument("--stream", action="store_true", help=tr("cli.run.stream"))
 
-    demo = commands.add_parser("demo", help="play the outcome scenarios and print a table")
-    demo.add_argument("--stream", action="store_true", help="show every phase and text live")
+    demo = commands.add_parser("demo", help=tr("cli.demo.help"))
+    demo.add_argument("--stream", action="store_true", help=tr("cli.demo.stream"))
 
-    sweep = commands.add_parser("sweep", help="run a population over many caps; write CSV + charts")
+    sweep = commands.add_parser("sweep", help=tr("cli.sweep.help"))
     sweep.add_argument(
-        "--caps",
-        type=parse_caps,
-        default=parse_caps("1-30"),
-        help="caps to try, e.g. 1-30 or 1,2,5,10 (default 1-30)",
+        "--caps", type=parse_caps, default=parse_caps("1-30"), help=tr("cli.sweep.caps")
     )
-    sweep.add_argument("--seed", type=int, default=0, help="population seed (default 0)")
-    sweep.add_argument("--n", type=positive_int, default=200, help="tasks in the population")
-    sweep.add_argument("--workers", type=positive_int, default=1, help="processes to use")
-    sweep.add_argument(
-        "--target",
-        type=float,
-        default=0.95,
-        help="completion rate the recommended cap must reach (default 0.95)",
-    )
-    sweep.add_argument(
-        "--repeat-guard",
-        action="store_true",
-        help="also stop at the 4th identical call (seed table)",
-    )
-    sweep.add_argument("--out", type=Path, required=True, help="folder for the CSV and charts")
+    sweep.add_argument("--seed", type=int, default=0, help=tr("cli.sweep.seed"))
+    sweep.add_argument("--n", type=positive_int, default=200, help=tr("cli.sweep.n"))
+    sweep.add_argument("--workers", type=positive_int, default=1, help=tr("cli.sweep.workers"))
+    sweep.add_argument("--target", type=float, default=0.95, help=tr("cli.sweep.target"))
+    sweep.add_argument("--repeat-guard", action="store_true", help=tr("cli.sweep.repeat_guard"))
+    sweep.add_argument("--out", type=Path, required=True, help=tr("cli.sweep.out"))
 
-    trace = commands.add_parser("trace", help="write a run trace (JSONL) as one HTML page")
-    trace.add_argument("file", type=Path, help="a trace.jsonl, e.g. runs/<task_id>/trace.jsonl")
-    trace.add_argument("--out", type=Path, help="the HTML file to write (default: FILE with .html)")
+    trace = commands.add_parser("trace", help=tr("display.cli.help"))
+    trace.add_argument("file", type=Path, help=tr("display.cli.file"))
+    trace.add_argument("--out", type=Path, help=tr("display.cli.out"))
     return parser
 
 
@@ -140,9 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "trace":
         return command_trace(args)
     if args.out.exists() and not args.out.is_dir():
-        parser.error(f"--out {str(args.out)!r} exists and is not a folder")
+        parser.error(tr("cli.out_not_folder", path=str(args.out)))
     if not 0 < args.target <= 1:
-        parser.error("--target must be a completion rate between 0 and 1")
+        parser.error(tr("cli.bad_target"))
     return command_sweep(args)
 
 
@@ -151,18 +130,18 @@ def command_run(args: argparse.Namespace) -> int:
     model_options: dict[str, Any] = {}
     if args.scripted:
         client = scripted(args.scripted)
-        note = f"using the scripted model {args.scripted!r} (asked for)"
+        note = tr("cli.scripted_asked", name=args.scripted)
     else:
         try:
             settings = load_settings()
         except ModelConfigError as exc:
             name = DEFAULT_SCRIPTED[args.tools]
             client = scripted(name)
-            note = f"using the scripted model {name!r}: {exc}"
+            note = tr("cli.scripted_fallback", name=name, reason=exc)
         else:
             client = settings.client()
             model_options["model"] = settings.model
-            note = f"using the real model {settings.model!r} ({settings.provider})"
+            note = tr("cli.real_model", model=settings.model, provider=settings.provider)
     print(note, file=sys.stderr)
     result = run_agent(
         args.question,
@@ -177,73 +156,83 @@ def command_run(args: argparse.Namespace) -> int:
     return 0 if result.status == "completed" else 1
 
 
-def demo_scenarios() -> dict[str, Callable[..., Any]]:
-    """Name -> a function running that scenario with the given extra options."""
+@dataclass(frozen=True)
+class DemoScenario:
+    """One row of ``agentlab demo``: a task, a scripted model, tools and a budget."""
+
+    name: str
+    task: str
+    client: Callable[[], Any]
+    tools: Callable[[], Any]
+    budget: Budget
+
+
+def demo_scenarios() -> list[DemoScenario]:
+    """The outcome scenarios an instructor projects, from a clean finish to a killed tool."""
     from .clients import Hang, ScriptedClient, call
     from .faults import fault_tools, keeps_calling
 
     question = "分析 data/input/sales.csv，告诉我销售额最高的类别和总销售额。"
-    faults, _ = fault_tools(hang_seconds=2.0)
-    cap = Budget(max_steps=MAX_STEPS)
-    return {
-        "正常完成": lambda **o: run_agent(
-            question, client=scripted("honest_analyst"), tools=sales_tools(), budget=cap, **o
-        ),
-        "文件缺失": lambda **o: run_agent(
+    cap = Budget(max_steps=DEMO_MAX_STEPS)
+    faults = lambda: fault_tools(hang_seconds=2.0)[0]  # noqa: E731
+    return [
+        DemoScenario("正常完成", question, lambda: scripted("honest_analyst"), sales_tools, cap),
+        DemoScenario(
+            "文件缺失",
             question.replace("sales.csv", "sales_2023.csv"),
-            client=scripted("honest_analyst"),
-            tools=sales_tools(),
-            budget=cap,
-            **o,
+            lambda: scripted("honest_analyst"),
+            sales_tools,
+            cap,
         ),
-        "永不停止": lambda **o: run_agent(
-            question, client=scripted("never_stops"), tools=sales_tools(), budget=cap, **o
-        ),
-        "重复调用": lambda **o: run_agent(
+        DemoScenario("永不停止", question, lambda: scripted("never_stops"), sales_tools, cap),
+        DemoScenario(
+            "重复调用",
             "等构建完成",
-            tools=faults,
-            budget=Budget.seed_table(),
-            client=ScriptedClient(keeps_calling("same_result")),
-            **o,
+            lambda: ScriptedClient(keeps_calling("same_result")),
+            faults,
+            Budget.seed_table(),
         ),
-        "模型不返回": lambda **o: run_agent(
+        DemoScenario(
+            "模型不返回", "x", lambda: ScriptedClient([Hang(2.0)]), faults, Budget(max_seconds=0.2)
+        ),
+        DemoScenario(
+            "工具挂住",
             "x",
-            client=ScriptedClient([Hang(2.0)]),
-            tools=faults,
-            budget=Budget(max_seconds=0.2),
-            **o,
+            lambda: ScriptedClient([call("hang_isolated")]),
+            faults,
+            Budget(max_seconds=0.5),
         ),
-        "工具挂住": lambda **o: run_agent(
-            "x",
-            client=ScriptedClient([call("hang_isolated")]),
-            tools=faults,
-            budget=Budget(max_seconds=0.5),
-            **o,
-        ),
-    }
+    ]
 
 
 def command_demo(args: argparse.Namespace) -> int:
     import pandas as pd
 
     rows = []
-    for name, play in demo_scenarios().items():
+    for scenario in demo_scenarios():
         if args.stream:
-            print(f"\n== {name}", flush=True)
-        options: dict[str, Any] = {"trace_dir": False, "stream": args.stream}
-        options["on_text"] = (lambda t: print(t, end="", flush=True)) if args.stream else None
-        options["on_event"] = show_event if args.stream else None
-        result = play(**options)
+            print(f"\n== {scenario.name}", flush=True)
+        result = run_agent(
+            scenario.task,
+            client=scenario.client(),
+            tools=scenario.tools(),
+            budget=scenario.budget,
+            trace_dir=False,
+            stream=args.stream,
+            on_text=(lambda t: print(t, end="", flush=True)) if args.stream else None,
+            on_event=show_event if args.stream else None,
+        )
         rows.append(
             {
-                "scenario": name,
-                "steps": result.steps,
-                "requests": result.model_requests,
+                tr("cli.col.scenario"): scenario.name,
+                tr("cli.col.steps"): result.steps,
+                tr("cli.col.requests"): result.model_requests,
                 "outcome": result.outcome,
                 "stop_reason": result.stop_reason,
                 "phase": result.phase or "",
             }
         )
+    # East Asian width: a Chinese character takes two columns in a terminal.
     with pd.option_context("display.unicode.east_asian_width", True):
         print("\n" + pd.DataFrame(rows).to_string(index=False))
     return 0
@@ -255,23 +244,21 @@ def show_event(event: dict[str, Any]) -> None:
         return
     step, phase, status = event.get("step"), event.get("phase"), event.get("status")
     if phase == "decide":
-        calls = ", ".join(event.get("calls") or []) or "answer"
+        calls = ", ".join(c["name"] for c in event.get("calls") or []) or tr("cli.answer")
         detail = f"-> {calls}" if status == "ok" else f"({event.get('message', status)})"
     elif phase == "tool":
         detail = f"{event.get('tool')}({event.get('args')}) {event.get('error_code') or ''}"
     else:
         detail = event.get("reason") or ""
-    print(f"  step {step} {phase:<8} {status:<8} {detail}".rstrip(), flush=True)
+    print(f"  {tr('cli.step', step=step)} {phase:<8} {status:<8} {detail}".rstrip(), flush=True)
 
 
 def command_sweep(args: argparse.Namespace) -> int:
-    from .experiments import make_population, smallest_cap, summarize, sweep
+    from .experiments import make_population, smallest_cap, summarize, sweep, with_repeat_guard
     from .report import plot_cap_tradeoff, plot_outcome_share, plot_steps_at_cap
 
     population = make_population(args.n, seed=args.seed)
-    budget = None
-    if args.repeat_guard:  # the seed table's repeat rule: 3rd refused, 4th stops
-        budget = lambda cap: Budget(max_steps=cap, repeat_hint_at=3, max_repeats=4)  # noqa: E731
+    budget = with_repeat_guard if args.repeat_guard else None
     results = sweep(
         population, args.caps, budget=budget, workers=args.workers, progress=sys.stderr.isatty()
     )
@@ -283,16 +270,15 @@ def command_sweep(args: argparse.Namespace) -> int:
     plot_outcome_share(results, save_to=args.out / "outcome_share.png")
     plot_steps_at_cap(results, best or max(args.caps), save_to=args.out / "steps_at_cap.png")
     plot_cap_tradeoff(summary, args.target, save_to=args.out / "cap_tradeoff.png")
-    print(f"{len(results)} runs, {int(results['steps'].sum())} steps -> {args.out}/")
-    print("files: sweep.csv summary.csv outcome_share.png steps_at_cap.png cap_tradeoff.png")
+    print(tr("cli.sweep.done", runs=len(results), steps=int(results["steps"].sum()), out=args.out))
+    print(tr("cli.sweep.files"))
+    target = f"{args.target:.0%}"
     if best is None:
-        print(f"no cap in {args.caps[0]}..{args.caps[-1]} reaches {args.target:.0%} completion")
+        print(tr("cli.sweep.no_cap", low=args.caps[0], high=args.caps[-1], target=target))
     else:
         row = summary[summary["cap"] == best].iloc[0]
-        print(
-            f"smallest cap reaching {args.target:.0%} completion: {best} "
-            f"(completion {row['completion_rate']:.0%}, wasted steps {int(row['wasted_steps'])})"
-        )
+        rate, wasted = f"{row['completion_rate']:.0%}", int(row["wasted_steps"])
+        print(tr("cli.sweep.best", target=target, cap=best, rate=rate, wasted=wasted))
     return 0
 
 
@@ -301,21 +287,21 @@ def command_trace(args: argparse.Namespace) -> int:
     from .display import trace_html
     from .trace import read_trace
 
+    def fail(key: str, path: Path, reason: object = "") -> int:
+        print(f"agentlab trace: error: {tr(key, path=str(path), reason=reason)}", file=sys.stderr)
+        return 2
+
     try:
         events = read_trace(args.file)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-        print(f"agentlab trace: error: cannot read {str(args.file)!r}: {reason}", file=sys.stderr)
-        return 2
+        return fail("display.cli.cannot_read", args.file, getattr(exc, "strerror", None) or exc)
     if not events or not all(isinstance(e, dict) and "event" in e for e in events):
-        print(f"agentlab trace: error: {str(args.file)!r} is not a run trace", file=sys.stderr)
-        return 2
+        return fail("display.cli.not_a_trace", args.file)
     out = args.out or args.file.with_suffix(".html")
     title = args.file.parent.name if args.file.name == "trace.jsonl" else args.file.stem
     try:
         out.write_text(trace_html(events, title=title), encoding="utf-8")
     except OSError as exc:
-        print(f"agentlab trace: error: cannot write {str(out)!r}: {exc.strerror}", file=sys.stderr)
-        return 2
+        return fail("display.cli.cannot_write", out, exc.strerror or exc)
     print(out)
     return 0

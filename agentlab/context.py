@@ -4,10 +4,13 @@ The longer a loop runs, the more tool output piles up in the history, and a
 model buried in 30 steps of logs starts to forget its first instructions.
 
 - **Truncation** (:func:`fit_result`): a tool result whose JSON is longer
-  than ``max_chars`` is cut down before the model sees it. Its longest text
-  keeps the head, the tail and the *key lines* (errors, failures,
-  tracebacks), with a marker saying how much was removed and where the full
-  output was saved. The result stays valid JSON.
+  than ``max_chars`` is cut down before the model sees it, whatever its
+  shape. Long texts keep their head, their tail and their *key lines*
+  (errors, failures, tracebacks); long lists keep their first items and say
+  how many were left out; objects with many or big fields share the room
+  fairly; very deep nesting is summarised. The result stays valid JSON, uses
+  the room it is given, and carries a ``"truncated"`` note saying how much
+  was removed and where the full output was saved.
 - **Folding** (:func:`fold_history`): tool messages of finished steps older
   than the last ``keep_steps`` are replaced by one-line conclusions
   (``read_text(meeting.md) -> ok``). Their full content stays in the run's
@@ -18,114 +21,220 @@ Both change only what the model is sent; nothing here decides to stop.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from typing import Any
 
+from .i18n import tr
+
 KEY_LINE = re.compile(r"error|fail|exception|traceback|fatal|错误|失败|异常", re.IGNORECASE)
-MARKER = "…[truncated: removed {removed} of {total} characters, kept {keys} key line(s); {where}]"
+MIN_OUTPUT_CHARS = 200  # below this not even a status and a note fit
+MAX_DEPTH = 6  # deeper than this, a value is summarised
 
 
-# Made once (json.dumps with options builds a new encoder on every call).
-RESULT_JSON = json.JSONEncoder(ensure_ascii=False)
-
-
-def serialised(result: dict[str, Any]) -> str:
-    return RESULT_JSON.encode(result)
+def dumps(value: Any) -> str:
+    """JSON as the model receives it (UTF-8 text, not ``\\u`` escapes)."""
+    return json.dumps(value, ensure_ascii=False)
 
 
 def fit_result(
-    result: dict[str, Any], max_chars: int | None, saved_to: str | None = None
-) -> tuple[dict[str, Any], int]:
-    """``result`` made to fit ``max_chars`` of JSON, and how many characters went."""
-    total = len(serialised(result))
-    if max_chars is None or total <= max_chars:
-        return result, 0
-    where = f"full output saved to {saved_to}" if saved_to else "full output not saved"
-    fitted = copy.deepcopy(result)
-    for _ in range(8):  # shrink the longest text until it fits (a few rounds at most)
-        excess = len(serialised(fitted)) - max_chars
+    result: dict[str, Any], max_chars: int, saved_as: str | None = None
+) -> tuple[str, int]:
+    """``result`` as JSON text of at most ``max_chars`` characters, and how many went.
+
+    Example: a 52,630-character build log with ``max_chars=3000`` comes back
+    as about 3,000 characters of JSON: the log's first and last lines, its
+    ERROR lines, and ``"truncated": "…removed 49,7xx of 52,630 characters…"``.
+    """
+    full = dumps(result)
+    if len(full) <= max_chars:
+        return full, 0
+    where = tr("context.saved_as", path=saved_as) if saved_as else tr("context.not_saved")
+    note = tr("context.note", total=len(full), where=where)
+    room = max_chars - len(dumps({"truncated": note}))  # what the note leaves for the rest
+    for _ in range(10):  # fitting is estimated; tighten until it holds
+        fitted = {**_fit_dict(result, max(room, 2), 0), "truncated": note}
+        text = dumps(fitted)
+        if len(text) <= max_chars:
+            return text, len(full) - len(text)
+        room -= len(text) - max_chars
+    text = dumps({"status": result.get("status"), "truncated": note[: max_chars // 2]})
+    return text, len(full) - len(text)
+
+
+def _fit(value: Any, room: int, depth: int) -> Any:
+    """``value`` shrunk so that its JSON takes about ``room`` characters at most."""
+    size = len(dumps(value))
+    if size <= room:
+        return value
+    if depth >= MAX_DEPTH or room < 24:
+        return _summary(value, room)
+    if isinstance(value, str):
+        return _fit_text(value, room)
+    if isinstance(value, list):
+        return _fit_list(value, room, depth)
+    if isinstance(value, dict):
+        return _fit_dict(value, room, depth)
+    return value  # a number, true/false or null is always small
+
+
+def _fit_list(items: list[Any], room: int, depth: int) -> list[Any]:
+    """The first items that fit (the last one cut to the room left), then a count."""
+    kept: list[Any] = []
+    used = 2  # the brackets
+    reserve = len(dumps(tr("context.more_items", count=len(items)))) + 2
+    for item in items:
+        left = room - used - reserve
+        size = len(dumps(item)) + 2  # ", " between items
+        if size <= left:
+            kept.append(item)
+            used += size
+            continue
+        if left >= 40:  # enough room for a useful piece of this item
+            kept.append(_fit(item, left - 2, depth + 1))
+        break
+    if len(kept) < len(items):
+        kept.append(tr("context.more_items", count=len(items) - len(kept)))
+    return kept
+
+
+def _fit_dict(fields: dict[str, Any], room: int, depth: int) -> dict[str, Any]:
+    """Fields share the room: small ones are kept whole, big ones split the rest.
+
+    When there are too many fields for each to get a useful share, fields are
+    kept in order while they fit (a big one cut to the room left) and the
+    count of the others is given under ``"…"``.
+    """
+    sizes = {key: len(dumps(value)) for key, value in fields.items()}
+    overhead = {key: len(dumps(key)) + 4 for key in fields}  # "key": , and spaces
+    share = _fair_share(list(sizes.values()), room - 2 - sum(overhead.values()))
+    if share >= min(24, max(sizes.values(), default=0)):
+        return {
+            key: _fit(value, min(sizes[key], share), depth + 1) for key, value in fields.items()
+        }
+    kept: dict[str, Any] = {}
+    left = room - 2 - len(dumps({"…": tr("context.more_keys", count=len(fields))}))
+    for key, value in fields.items():
+        if overhead[key] + sizes[key] <= left:
+            kept[key] = value
+        elif left - overhead[key] >= 40:  # room for a useful piece of this one
+            kept[key] = _fit(value, left - overhead[key], depth + 1)
+        else:
+            continue
+        left -= overhead[key] + len(dumps(kept[key]))
+    if len(kept) < len(fields):
+        kept["…"] = tr("context.more_keys", count=len(fields) - len(kept))
+    return kept
+
+
+def _fair_share(sizes: list[int], room: int) -> int:
+    """The largest cap c with sum(min(size, c)) <= room ("water filling").
+
+    Example: sizes [10, 50, 500] and room 200 -> 140 (10 + 50 + 140 = 200):
+    the small fields stay whole and the big one gets the rest. Returns 0 if
+    there is no room at all.
+    """
+    if room <= 0:
+        return 0
+    low, high = 0, max(sizes, default=0)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if sum(min(size, middle) for size in sizes) <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _fit_text(text: str, room: int) -> str:
+    """Head + key lines + tail of ``text``, its JSON at most ``room`` characters."""
+    limit = room - 2  # the quotes
+    for _ in range(10):
+        shrunk = shrink_text(text, max(limit, 8))
+        excess = len(dumps(shrunk)) - room
         if excess <= 0:
-            break
-        path, text = _longest_string(fitted)
-        if path is None or len(text) <= 200:
-            break
-        target = max(100, len(text) - excess - len(MARKER) - 60)
-        _set(fitted, path, shrink_text(text, target, where))
-    removed = total - len(serialised(fitted))
-    return fitted, max(removed, 0)
+            return shrunk
+        limit -= excess + 4  # escapes (\n, \") made it longer than counted
+    return text[: max(room // 4, 1)]
 
 
-def shrink_text(text: str, limit: int, where: str = "") -> str:
-    """Head + key lines + tail of ``text`` in about ``limit`` characters, with a marker."""
+def shrink_text(text: str, limit: int) -> str:
+    """Head + key lines + tail of ``text`` in about ``limit`` characters, with a marker.
+
+    Whole lines are taken from the start and the end in turn with two thirds
+    of the room; key lines (errors, failures, tracebacks) from the middle
+    come next; whatever room is left goes to more lines at both ends.
+    """
     if len(text) <= limit:
         return text
+    marker_room = len(tr("context.marker", removed=len(text), total=len(text), keys=99)) + 2
+    budget = max(limit - marker_room, 8)
     lines = text.splitlines(keepends=True)
     if len(lines) < 3:  # one long line: cut by characters
-        half = limit // 2
-        marker = MARKER.format(removed=len(text) - 2 * half, total=len(text), keys=0, where=where)
-        return text[:half] + "\n" + marker + "\n" + text[-half:]
-    head, tail, keys = [], [], []
-    budget_each = limit * 2 // 5
-    used = 0
-    for line in lines:  # head
-        if used + len(line) > budget_each:
-            break
-        head.append(line)
-        used += len(line)
-    used = 0
-    for line in reversed(lines[len(head) :]):  # tail
-        if used + len(line) > budget_each:
-            break
-        tail.insert(0, line)
-        used += len(line)
-    middle = lines[len(head) : len(lines) - len(tail)]
-    used = 0
-    for line in middle:  # key lines from the part that would be lost
-        if KEY_LINE.search(line) and used + len(line) <= limit - 2 * budget_each:
-            keys.append(line)
-            used += len(line)
-    kept = "".join(head) + "".join(keys) + "".join(tail)
-    marker = MARKER.format(
-        removed=len(text) - len(kept), total=len(text), keys=len(keys), where=where
-    )
-    return "".join(head) + "".join(keys) + marker + "\n" + "".join(tail)
+        half = budget // 2
+        marker = tr("context.marker", removed=len(text) - 2 * half, total=len(text), keys=0)
+        return text[:half] + "\n" + marker + "\n" + text[len(text) - half :]
+    head, tail, left = _take_ends(lines, 0, len(lines), budget * 2 // 3, set())
+    left += budget - budget * 2 // 3
+    keys: set[int] = set()
+    for number in range(head, tail):
+        if KEY_LINE.search(lines[number]) and len(lines[number]) <= left:
+            keys.add(number)
+            left -= len(lines[number])
+    head, tail, left = _take_ends(lines, head, tail, left, keys)
+    middle = [lines[n] for n in sorted(keys) if head <= n < tail]
+    start, end = "".join(lines[:head]), "".join(lines[tail:])
+    removed = len(text) - len(start) - len(end) - sum(map(len, middle))
+    marker = tr("context.marker", removed=removed, total=len(text), keys=len(middle))
+    return start + "".join(middle) + marker + "\n" + end
 
 
-def _longest_string(value: Any, path: tuple = ()) -> tuple[tuple | None, str]:
-    best: tuple[tuple | None, str] = (None, "")
-    if isinstance(value, str):
-        return path, value
+def _take_ends(
+    lines: list[str], head: int, tail: int, room: int, already: set[int]
+) -> tuple[int, int, int]:
+    """Keep more whole lines from the start and the end, in turn, while they fit.
+
+    ``lines[:head]`` and ``lines[tail:]`` are kept already; lines in
+    ``already`` cost nothing (they are kept as key lines). Returns the new
+    ``head``, ``tail`` and the room left.
+    """
+    while head < tail:
+        grew = False
+        for from_start in (True, False):
+            if head >= tail:
+                break
+            number = head if from_start else tail - 1
+            cost = 0 if number in already else len(lines[number])
+            if cost <= room:
+                room -= cost
+                head, tail = (head + 1, tail) if from_start else (head, tail - 1)
+                grew = True
+        if not grew:
+            break
+    return head, tail, room
+
+
+def _summary(value: Any, room: int) -> str:
+    """A short description of a value that does not fit at all."""
     if isinstance(value, dict):
-        children = list(value.items())
+        text = tr("context.object", count=len(value))
     elif isinstance(value, list):
-        children = list(enumerate(value))
+        text = tr("context.list", count=len(value))
     else:
-        return best
-    for key, child in children:
-        found = _longest_string(child, (*path, key))
-        if found[0] is not None and len(found[1]) > len(best[1]):
-            best = found
-    return best
-
-
-def _set(container: Any, path: tuple, value: str) -> None:
-    for key in path[:-1]:
-        container = container[key]
-    container[path[-1]] = value
+        text = tr("context.text", count=len(str(value)))
+    return text[: max(room - 2, 1)]
 
 
 def conclusion(record: dict[str, Any]) -> str:
     """One line that says what a finished tool call did."""
-    args = record.get("normalized_args") or record.get("arguments") or ""
-    head = f"{record['tool']}({args})"
+    head = f"{record['tool']}({record.get('normalized_args') or ''})"
     if record["status"] == "ok":
         data = record["result"].get("data")
-        size = len(serialised(data)) if data is not None else 0
-        return f"[folded] {head} -> ok ({size} characters of data, kept in the trace)"
+        size = len(dumps(data)) if data is not None else 0
+        return tr("context.folded_ok", call=head, size=size)
     error = record["result"].get("error") or {}
-    return f"[folded] {head} -> error {error.get('code')}: {error.get('message', '')[:80]}"
+    message = (error.get("message") or "")[:80]
+    return tr("context.folded_error", call=head, code=error.get("code"), message=message)
 
 
 def fold_history(
@@ -133,15 +242,10 @@ def fold_history(
     records: list[dict[str, Any]],
     current_step: int,
     keep_steps: int,
-) -> int:
-    """Replace tool messages older than ``keep_steps`` steps by conclusions; return how many."""
+) -> None:
+    """Replace tool messages older than ``keep_steps`` steps by their conclusions."""
     by_call = {r["call_id"]: r for r in records}
-    folded = 0
     for message in messages:
         record = by_call.get(message.get("tool_call_id")) if message.get("role") == "tool" else None
-        if record is None or current_step - record["step"] < keep_steps:
-            continue
-        if not str(message["content"]).startswith("[folded]"):
+        if record is not None and current_step - record["step"] >= keep_steps:
             message["content"] = conclusion(record)
-            folded += 1
-    return folded

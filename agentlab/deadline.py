@@ -51,23 +51,14 @@ class Deadline:
         left = self.remaining()
         return left is not None and left <= 0
 
-    def sleep(self, seconds: float) -> bool:
-        """Sleep ``seconds`` unless the deadline comes first; True if slept in full."""
+    def sleep(self, seconds: float) -> None:
+        """Sleep ``seconds``, or until the deadline if that comes first."""
         left = self.remaining()
-        if left is not None and left < seconds:
-            time.sleep(left)
-            return False
-        time.sleep(seconds)
-        return True
+        time.sleep(seconds if left is None else min(seconds, left))
 
 
 class TimedOut(Exception):
     """The work did not finish within the time it was given."""
-
-    def __init__(self, waited: float, still_running: threading.Thread | None = None):
-        super().__init__(f"no result after {waited:.3f} s")
-        self.waited = waited
-        self.still_running = still_running
 
 
 def run_within(work: Callable[[], Any], seconds: float | None, name: str = "phase") -> Any:
@@ -78,7 +69,7 @@ def run_within(work: Callable[[], Any], seconds: float | None, name: str = "phas
     if seconds is None:
         return work()
     if seconds <= 0:
-        raise TimedOut(0.0)
+        raise TimedOut()
     outcome: dict[str, Any] = {}
     finished = threading.Event()
 
@@ -93,7 +84,7 @@ def run_within(work: Callable[[], Any], seconds: float | None, name: str = "phas
     worker = threading.Thread(target=target, name=f"agentlab-{name}", daemon=True)
     worker.start()
     if not finished.wait(seconds):
-        raise TimedOut(seconds, still_running=worker)
+        raise TimedOut()
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]

@@ -40,7 +40,7 @@ from .run_view import CallView, RunView, Span, StepView, parse_json, view_of_eve
 
 FOLD_CHARS = 300  # tool results longer than this fold away behind <details>
 FOLD_TEXT_CHARS = 1200  # model text and prompts fold only when really long
-TRUNCATION_MARK = re.compile(r"…\[truncated: [^\]]*\]")
+TRUNCATION_MARK = re.compile(r"…\[[^\]\n]*\]")  # what truncation left in a text: "…[已截断：…]"
 
 
 # -- public entry points ------------------------------------------------------------------
@@ -84,9 +84,46 @@ def ms(seconds: Any) -> str:
     return f"≈{seconds * 1000:.0f}ms" if math.isfinite(seconds) else ""
 
 
-def meaning(kind: str, code: str | None) -> str:
+# Catalog keys kept in tables (not built from strings), so every key is written
+# out somewhere in the source.
+FIELD_LABELS = {
+    "status": "display.field.status",
+    "outcome": "display.field.outcome",
+    "stop_reason": "display.field.stop_reason",
+    "phase": "display.field.phase",
+}
+COUNT_LABELS = {
+    "steps": "display.count.steps",
+    "model_requests": "display.count.model_requests",
+    "tool_calls": "display.count.tool_calls",
+    "tool_errors": "display.count.tool_errors",
+    "tokens": "display.count.tokens",
+}
+GUARD_NOTES = {
+    "REPEATED_CALL": "display.guard.REPEATED_CALL",
+    "TOO_MANY_CALLS": "display.guard.TOO_MANY_CALLS",
+    "NOT_RUN": "display.guard.NOT_RUN",
+}
+# What a guard or a check decided; every other code means what the course's
+# glossary says (term.<code>).
+STATUS_WORDS = {
+    "refused": "display.status.refused",
+    "not_run": "display.status.not_run",
+    "done": "display.status.done",
+    "not_done": "display.status.not_done",
+    "timeout": "display.status.timeout",
+}
+EVENT_COLUMNS = (
+    "display.col.t", "display.col.event", "display.col.step", "display.col.status",
+    "display.col.detail",
+)  # fmt: skip
+
+
+def meaning(code: str | None) -> str:
     """What a code means, in words (empty for a code the catalog does not know)."""
-    key = f"display.{kind}.{code}"
+    if code in STATUS_WORDS:
+        return tr(STATUS_WORDS[code])
+    key = f"term.{code}"
     return tr(key) if key in CATALOG else ""
 
 
@@ -108,7 +145,7 @@ def badge(name: str, code: str, color: str, symbol: str, meant: str, filled: boo
 
     Only the outcome, the headline, is ``filled``; the others are outlined.
     """
-    field_label = esc(tr(f"display.field.{name}"))
+    field_label = esc(tr(FIELD_LABELS[name]))
     style = f"--c:{color};--ink:{palette.ink(color)}"
     css = "al-badge al-filled" if filled else "al-badge"
     sym = f'<span class="al-sym" aria-hidden="true">{symbol}</span>' if symbol else ""
@@ -212,7 +249,7 @@ def render_header(view: RunView, heading: str | None) -> str:
     out = [f'<div class="al-head"><div class="al-title">{title}</div>', render_badges(view)]
     counts = [
         f'<span class="al-count" data-count="{key}"><b>{esc(value)}</b> '
-        f"{esc(tr(f'display.count.{key}'))}</span>"
+        f"{esc(tr(COUNT_LABELS[key]))}</span>"
         for key, value in view.counts.items()
         if value is not None
     ]
@@ -247,19 +284,19 @@ def render_badges(view: RunView) -> str:
     if view.status:
         color = palette.STATUS_COLORS.get(view.status, palette.GREY)
         symbol = palette.STATUS_SYMBOLS.get(view.status, "")
-        meant = meaning("status", view.status)
+        meant = meaning(view.status)
         badges.append(badge("status", view.status, color, symbol, meant, filled=False))
     if view.outcome:
         color = palette.OUTCOME_COLORS.get(view.outcome, palette.GREY)
         symbol = palette.OUTCOME_SYMBOLS.get(view.outcome, "")
-        meant = meaning("outcome", view.outcome)
+        meant = meaning(view.outcome)
         badges.append(badge("outcome", view.outcome, color, symbol, meant, filled=True))
     if view.stop_reason:
-        meant = meaning("stop", view.stop_reason)
+        meant = meaning(view.stop_reason)
         badges.append(badge("stop_reason", view.stop_reason, palette.NEUTRAL, "", meant, False))
     if view.phase:
         color = palette.PHASE_COLORS.get(view.phase, palette.GREY)
-        meant = meaning("phase", view.phase)
+        meant = meaning(view.phase)
         badges.append(badge("phase", view.phase, color, "", meant, filled=False))
     return f'<div class="al-badges">{" ".join(badges)}</div>' if badges else ""
 
@@ -286,7 +323,7 @@ def render_timeline(view: RunView) -> str:
         )
     legend = [
         f'<span class="al-legend-item"><span class="al-swatch al-ph-{phase}"></span>'
-        f"{esc(meaning('phase', phase))}</span>"
+        f"{esc(meaning(phase))}</span>"
         for phase in palette.PHASE_COLORS
     ]
     if deadline:
@@ -306,7 +343,7 @@ def render_timeline(view: RunView) -> str:
 def timeline_bar(span: Span, total: float) -> str:
     x = min(span.start / total, 1.0) * 100
     w = min(span.duration / total * 100, 100 - x)
-    words = f"{meaning('phase', span.phase) or span.phase} · {span.status} · {ms(span.duration)}"
+    words = f"{meaning(span.phase) or span.phase} · {span.status} · {ms(span.duration)}"
     return (
         f'<span class="al-span al-ph-{esc(span.phase)}" data-phase="{esc(span.phase)}" '
         f'data-status="{esc(span.status)}" style="--x:{x:.1f}%;--w:{w:.1f}%" '
@@ -333,6 +370,9 @@ def render_step(step: StepView) -> str:
         f'<section class="al-step" data-step="{step.number}">'
         f'<div class="al-step-title">{esc(tr("display.step", n=step.number))}{took}</div>'
     ]
+    if step.wrap_up:
+        note = tr("display.wrap_up", reason=step.wrap_up, meaning=meaning(step.wrap_up))
+        out.append(f'<div class="al-wrap-up" data-reason="{esc(step.wrap_up)}">{esc(note)}</div>')
     out.extend(render_failure(failure) for failure in step.failures)
     if step.replied:
         out.append(render_assistant(step))
@@ -366,7 +406,7 @@ def render_failure(failure: dict[str, Any]) -> str:
         )
     took = f' <span class="al-ms">{ms(failure.get("elapsed_s"))}</span>'
     return (
-        f'<div class="al-attempt" data-status="{kind}">{pill(kind, meaning("status", kind))} '
+        f'<div class="al-attempt" data-status="{kind}">{pill(kind, meaning(kind))} '
         f"{esc(text)}{took}</div>"
     )
 
@@ -377,7 +417,7 @@ def render_check(check: dict[str, Any]) -> str:
     took = f' <span class="al-ms">{ms(check.get("elapsed_s"))}</span>'
     return (
         f'<div class="al-check" data-status="{esc(status)}">{label("display.check")}'
-        f"{pill(status, meaning('status', status) or status)}{reason}{took}</div>"
+        f"{pill(status, meaning(status) or status)}{reason}{took}</div>"
     )
 
 
@@ -405,7 +445,7 @@ def render_assistant(step: StepView) -> str:
 
 def render_call(call: CallView) -> str:
     kind = call.kind
-    words = meaning("status", kind) or kind
+    words = meaning(kind) or kind
     head = [
         f'<span class="al-tag">{esc(tr("display.call"))}{SEP}</span>'
         f'<span class="al-tool">{esc(call.name)}</span>',
@@ -424,9 +464,7 @@ def render_call(call: CallView) -> str:
     ]
     if kind in ("refused", "not_run"):
         who = tr("display.refused_by", guard=call.refused_by) if call.refused_by else ""
-        out.append(
-            f'<div class="al-guard">⊘ {esc(tr(f"display.guard.{call.code}"))} {esc(who)}</div>'
-        )
+        out.append(f'<div class="al-guard">⊘ {esc(tr(GUARD_NOTES[call.code]))} {esc(who)}</div>')
     out.append(render_arguments(call.arguments))
     if call.message:
         message = f'<span class="al-errmsg">{esc(call.message)}</span>'
@@ -464,15 +502,19 @@ def render_result(call: CallView) -> str:
         return f'<div class="al-result">{label("display.result")}{body}</div>'
     content = str(call.content)
     parsed = parse_json(content)
-    source, preview = "", None
+    note, source, preview = "", "", None
     if isinstance(parsed, dict) and {"status", "data", "error"} <= parsed.keys():
-        if parsed["data"] is None:
+        if isinstance(parsed.get("truncated"), str):  # what truncation told the model
+            note = f'<div><mark class="al-trunc-mark">{esc(parsed["truncated"])}</mark></div>'
+        if parsed["data"] is None and not note:
             return ""  # an error result: its code and message are shown above
         content, preview = pretty(parsed["data"]), dumps(parsed["data"])
         if isinstance(parsed.get("source"), list) and parsed["source"]:
             where = ", ".join(map(str, parsed["source"]))
             source = f'<div class="al-source">{esc(tr("display.source"))}: {esc(where)}</div>'
-    body = f'<div class="al-body">{source}{folded(content, FOLD_CHARS, preview=preview)}</div>'
+    body = (
+        f'<div class="al-body">{note}{source}{folded(content, FOLD_CHARS, preview=preview)}</div>'
+    )
     return f'<div class="al-result">{label("display.result")}{body}</div>'
 
 
@@ -483,10 +525,10 @@ def render_end(view: RunView) -> str:
     out = [
         f'<div class="al-end"><div class="al-section-title">{esc(tr("display.end"))}</div>'
         f'<div class="al-end-line">{esc(tr("display.stopped_at", step=view.counts.get("steps")))}: '
-        f'<span class="al-code">{esc(reason)}</span> {esc(meaning("stop", reason))}</div>'
+        f'<span class="al-code">{esc(reason)}</span> {esc(meaning(reason))}</div>'
     ]
     if view.phase:
-        phase = meaning("phase", view.phase) or view.phase
+        phase = meaning(view.phase) or view.phase
         out.append(
             f'<div class="al-end-line" data-phase="{esc(view.phase)}">'
             f"{esc(tr('display.deadline_phase', phase=phase))}</div>"
@@ -506,10 +548,7 @@ EVENT_DETAILS = (
 
 def render_events(events: list[dict[str, Any]]) -> str:
     """Every event in a table: time since the start (+ time spent), kind, step, status, the rest."""
-    head = "".join(
-        f"<th>{esc(tr(f'display.col.{c}'))}</th>"
-        for c in ("t", "event", "step", "status", "detail")
-    )
+    head = "".join(f"<th>{esc(tr(key))}</th>" for key in EVENT_COLUMNS)
     rows = []
     for event in events:
         if not isinstance(event, dict):
@@ -657,6 +696,7 @@ RUN_CSS_SOURCE = """
 .al-run .al-more { font-size: 12px; }
 .al-run .al-check { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
 .al-run .al-attempt { color: #6b2d57; }
+.al-run .al-wrap-up { padding: 4px 10px; border-left: 4px dashed #D55E00; background: #fff4ec; }
 .al-run .al-warn { color: #7a4d00; }
 .al-run .al-warnings { margin: 4px 0 0 18px; padding: 0; }
 .al-run .al-end { border-top: 1px solid #d0d7de; margin-top: 10px; }

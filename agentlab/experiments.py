@@ -35,8 +35,10 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
-from .budget import Budget
-from .clients.scripted import Conversation, ScriptedClient, Turn, call, say
+from .budget import SEED_REPEATS, Budget
+from .clients.script import Conversation, Turn, call, say
+from .clients.scripted import ScriptedClient
+from .i18n import tr
 from .loop import run_agent
 from .tools import Tool, ToolRegistry, error, ok
 
@@ -95,16 +97,16 @@ def task_tools() -> ToolRegistry:
         [
             Tool(
                 "do_step",
-                "Do part n of the task.",
+                "完成任务的第 n 部分。",
                 {"properties": {"n": {"type": "integer"}}, "required": ["n"]},
                 lambda n: ok({"part": n, "done": True}),
             ),
             Tool(
                 "lookup",
-                "Look up a reference value.",
+                "查询一个参考值。",
                 {"properties": {"key": {"type": "string"}}, "required": ["key"]},
                 lambda key: (
-                    error("NOT_FOUND", f"no value for {key!r}")
+                    error("NOT_FOUND", tr("experiments.no_value", key=repr(key)))
                     if key == "missing"
                     else ok({"key": key})
                 ),
@@ -160,6 +162,12 @@ def run_profile(profile: TaskProfile, cap: int, budget: Budget | None = None) ->
     }
 
 
+def with_repeat_guard(cap: int) -> Budget:
+    """A budget of ``cap`` steps plus seed 002's repeat rule (3rd identical call
+    refused, 4th stops), for ``sweep(..., budget=with_repeat_guard)``."""
+    return Budget(max_steps=cap, **SEED_REPEATS)
+
+
 def _run_batch(batch: list[tuple[dict, int, dict | None]]) -> list[dict]:
     """Worker entry point (module level so a process pool can call it)."""
     return [run_profile(TaskProfile(**p), cap, Budget(**b) if b else None) for p, cap, b in batch]
@@ -175,9 +183,9 @@ def sweep(
     """Every (profile, cap) pair through ``run_agent``; a tidy DataFrame.
 
     ``budget(cap)`` builds each run's budget (default ``Budget(max_steps=cap)``),
-    e.g. ``lambda cap: Budget(max_steps=cap, max_repeats=3)`` to add a repeat
-    guard. ``workers > 1`` spreads the runs over processes. ``progress``
-    shows a tqdm bar on stderr (keep it off in notebooks under test).
+    e.g. :func:`with_repeat_guard` to add seed 002's repeat guard. ``workers > 1``
+    spreads the runs over processes. ``progress`` shows a tqdm bar on stderr
+    (keep it off in notebooks under test).
     """
     from tqdm import tqdm
 

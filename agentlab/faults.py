@@ -34,7 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .clients.scripted import Conversation, HttpError, Reply, ToolCall, Turn
+from .clients.script import Conversation, HttpError, Reply, ToolCall, Turn
+from .i18n import tr
 from .tools.registry import Tool, ToolRegistry, ToolResult, error, ok
 
 HUGE_LINES = 1500
@@ -82,32 +83,34 @@ def fault_tools(hang_seconds: float = 30.0) -> tuple[ToolRegistry, HangingTool]:
         [
             Tool(
                 "always_fails",
-                "Fetch the report, optionally from a mirror (the service is down).",
+                "取回报表，可以指定镜像（服务已宕机）。",
                 {"properties": {"mirror": {"type": "string"}}},
-                lambda mirror="main": error("UNAVAILABLE", "the report service is down"),
+                lambda mirror="main": error("UNAVAILABLE", tr("faults.service_down")),
             ),
             Tool(
                 "same_result",
-                "Poll the job status.",
+                "查询任务状态。",
                 {"properties": {"job": {"type": "string"}}},
                 lambda job="build": ok({"job": job, "state": "running"}),
             ),
             Tool(
                 "permission_denied",
-                "Delete a file.",
+                "删除一个文件。",
                 {"properties": {"path": {"type": "string"}}},
-                lambda path="": error("PERMISSION_DENIED", f"deleting {path!r} is not allowed"),
+                lambda path="": error(
+                    "PERMISSION_DENIED", tr("faults.delete_denied", path=repr(path))
+                ),
             ),
             Tool(
                 "huge_output",
-                "Run the build and return its log.",
+                "运行构建并返回日志。",
                 no_args,
                 lambda: ok({"log": huge_log()}),
             ),
-            Tool("hang", "Wait for the slow service.", no_args, hanging),
+            Tool("hang", "等待一个很慢的服务。", no_args, hanging),
             Tool(
                 "hang_isolated",
-                "Wait for the slow service (in a child process).",
+                "等待一个很慢的服务（在子进程里）。",
                 no_args,
                 _HangIsolated(hang_seconds),
                 isolated=True,
@@ -171,7 +174,7 @@ def flaky(
 
     def wrapped(conversation: Conversation) -> Turn:
         if conversation.request_number <= failures:
-            return HttpError(status, "too many requests, slow down" if status == 429 else "busy")
+            return HttpError(status, tr("faults.slow_down") if status == 429 else tr("faults.busy"))
         return policy(conversation)
 
     wrapped.__name__ = f"flaky_{getattr(policy, '__name__', 'policy')}"

@@ -7,37 +7,46 @@ without tool calls is the answer — unless an independent completion check
 (``done_when``) says the task is not done, in which case that is fed back
 and the loop goes on within budget.
 
-Before every step, and around every tool call, the budget's guards are
-consulted; the first that says stop ends the run. ``run_agent`` never raises
-for anything a model, a tool or a budget can do: every ending is a
-:class:`~agentlab.result.RunResult` that keeps the full history and points
-to its trace. The phases themselves live in ``phases.py``; the limits in
-``budget.py``.
+``minimal_loop.py`` is the same loop with nothing but a step cap; this one
+adds what a run needs to always stop and always explain itself:
+
+- before every step and around every tool call the budget's guards
+  (``budget.py``) are consulted; the first that says stop ends the run;
+- the three phases of a step — *decide* (the model request, ``request.py``),
+  *tool* (each call, :func:`run_tool_calls`) and *complete* (the check,
+  :func:`check_done`) — each get only the time left of one deadline;
+- every ending is a :class:`~agentlab.result.RunResult` that keeps the full
+  history and its trace. ``run_agent`` never raises for anything a model, a
+  tool or a budget can do.
 """
 
 from __future__ import annotations
 
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import openai
 
-from .budget import Budget, Stop
+from .budget import Budget
 from .context import fold_history
-from .deadline import Deadline
-from .phases import check_done, decide, first_stop, run_calls
-from .result import RunResult, RunState
+from .deadline import Deadline, TimedOut, run_within
+from .i18n import tr
+from .request import CallRequest, decide
+from .result import RunResult, RunState, Stop
 from .streaming import print_delta
-from .tools import ToolRegistry
+from .tools.registry import ToolRegistry, error
 from .trace import Trace
 
 DEFAULT_MODEL = "agentlab-scripted"
+# Meant for the model, not for people: it stays Chinese (the course's language,
+# as in seed 000) whatever AGENTLAB_LANG says. Pass system_prompt= to change it.
 DEFAULT_SYSTEM_PROMPT = (
-    "You are a careful assistant. Use the tools to get facts; answer only from "
-    "what the tools returned. If a tool fails, say so and do not guess. "
-    "When you have enough, reply with the final answer in plain text."
+    "你是一个严谨的助手。需要事实时先调用工具，只根据工具返回的结果回答；"
+    "工具失败时如实说明，不要猜测。信息足够时，用中文给出最终回答。"
 )
 
 
@@ -67,54 +76,175 @@ def run_agent(
     - ``permission_errors``: ``"stop"`` ends the run with ``policy_denied``
       on a refusal; ``"feed_back"`` hands it to the model like other errors.
     - ``fold_after_steps=k`` folds tool messages older than ``k`` steps.
-    - ``trace_dir``: where the JSONL trace goes (``False``: no trace);
+    - ``trace_dir``: where the JSONL trace goes (``False``: no file);
       ``on_event`` also receives every trace event as it happens.
     """
     budget = budget or Budget()
     if permission_errors not in ("stop", "feed_back"):
         raise ValueError("permission_errors must be 'stop' or 'feed_back'")
-    run = RunState(task_id=task_id or uuid.uuid4().hex[:12], deadline=Deadline(budget.max_seconds))
-    run.trace = Trace.open(trace_dir, run.task_id, on_event)
-    run.trace.event(event="start", task=task, model=model, stream=stream, budget=dict(vars(budget)))
+    task_id = task_id or uuid.uuid4().hex[:12]
+    deadline = Deadline(budget.max_seconds)
+    trace = Trace.open(trace_dir, task_id, deadline.started, on_event)
+    run = RunState(task_id, budget, deadline, trace, guards=budget.guards())
+    trace.event(
+        event="start",
+        task_id=task_id,
+        task=task,
+        model=model,
+        stream=stream,
+        budget=asdict(budget),
+        started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    )
     if not isinstance(task, str) or not task.strip():
-        return run.finish("invalid_task", warning="the task is empty: no request was made")
+        return run.finish(Stop("invalid_task", tr("loop.empty_task")))
 
     run.messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]
-    guards = budget.guards()
     schemas = tools.schemas()
-
-    def end(stop: Stop, answer: str | None = None) -> RunResult:
-        return run.finish(stop.reason, warning=stop.message, phase=stop.phase, answer=answer)
-
     while True:
-        stop = first_stop(guard.before_step(run) for guard in guards)
+        stop = first_stop(guard.before_step(run) for guard in run.guards)
         if stop:
-            return end(stop)
+            return run.finish(stop)
+        if budget.wrap_up:
+            ending = first_stop(guard.last_step(run) for guard in run.guards)
+            if ending:
+                return wrap_up(client, model, run, ending, stream, on_text)
         run.steps += 1
-        turn = decide(client, model, schemas, run, budget, stream, on_text)
+        turn = decide(client, model, schemas, run, stream, on_text)
         if isinstance(turn, Stop):
-            return end(turn)
+            return run.finish(turn)
         run.messages.append(turn.as_message())
 
         if turn.calls:
-            new, stop = run_calls(turn.calls, tools, guards, run, budget, permission_errors)
+            stop = run_tool_calls(turn.calls, tools, run, permission_errors)
             if stop:
-                return end(stop)
+                return run.finish(stop)
         else:
             answer = turn.content or ""
             if done_when is None:
-                return run.finish("answered", answer=answer)
-            verdict = check_done(done_when, answer, run)
-            if isinstance(verdict, Stop):
-                return end(verdict, answer)
-            if verdict is True:
+                return run.finish(Stop("answered"), answer)
+            missing = check_done(done_when, answer, run)
+            if isinstance(missing, Stop):
+                return run.finish(missing, answer)
+            if missing is None:
                 run.verified = True
-                return run.finish("answered", answer=answer)
-            run.messages.append({"role": "user", "content": f"Not done yet: {verdict}"})
-            new = 0
+                return run.finish(Stop("answered"), answer)
+            run.messages.append({"role": "user", "content": tr("loop.not_done", reason=missing)})
 
-        stop = first_stop(guard.after_step(run, new) for guard in guards)
+        stop = first_stop(guard.after_step(run) for guard in run.guards)
         if stop:
-            return end(stop)
+            return run.finish(stop)
         if fold_after_steps:
             fold_history(run.messages, run.tool_results, run.steps, fold_after_steps)
+
+
+def first_stop(verdicts: Iterable[Stop | None]) -> Stop | None:
+    """The first guard's ``Stop``, if any (guards are asked in order)."""
+    return next((v for v in verdicts if v is not None), None)
+
+
+def run_tool_calls(
+    calls: list[CallRequest], tools: ToolRegistry, run: RunState, permission_errors: str
+) -> Stop | None:
+    """The tool phase: each call checked by the guards, run within the time
+    left, recorded in the history. Returns the ``Stop`` that ends the run, if any."""
+    for position, call in enumerate(calls):
+        objection, guard_name = None, None
+        for guard in run.guards:
+            objection = guard.check_call(run, call, position)
+            if objection is not None:
+                guard_name = type(guard).__name__
+                break
+        if isinstance(objection, Stop):
+            not_run = error("NOT_RUN", tr("loop.not_run", message=objection.message))
+            run.record_tool(call, not_run, ran=False, refused_by=guard_name)
+            _answer_unrun(calls[position + 1 :], run, objection)
+            return objection
+        if objection is not None:  # a Refuse: the model gets the guard's explanation
+            run.record_tool(call, objection.result, ran=False, refused_by=guard_name)
+            continue
+
+        started = time.monotonic()
+        outcome = tools.run(call.name, call.arguments, run.deadline.remaining())
+        record = run.record_tool(
+            call, outcome.result, elapsed=time.monotonic() - started, process=outcome.process
+        )
+        stop = None
+        if outcome.late:
+            message = tr("deadline.tool", name=call.name, seconds=run.deadline.max_seconds)
+            stop = Stop("deadline", message, phase="tool")
+        elif record["error_class"] == "permission" and permission_errors == "stop":
+            reason = outcome.result["error"]["message"]
+            stop = Stop("policy_denied", tr("loop.refused", name=call.name, reason=reason))
+        if stop is not None:
+            _answer_unrun(calls[position + 1 :], run, stop)
+            return stop
+    return None
+
+
+def _answer_unrun(calls: list[CallRequest], run: RunState, stop: Stop) -> None:
+    """Answer calls that will never run, so the history stays well-formed."""
+    for call in calls:
+        run.record_tool(
+            call, error("NOT_RUN", tr("loop.stopped_first", reason=stop.reason)), ran=False
+        )
+
+
+def wrap_up(
+    client: openai.OpenAI,
+    model: str,
+    run: RunState,
+    ending: Stop,
+    stream: bool,
+    on_text: Callable[[str], None] | None,
+) -> RunResult:
+    """The reserved last step: no tools, just "sum up what you have".
+
+    The run still ends with ``ending`` (a budget ran out) and outcome
+    ``budget_exhausted``; what the model says is its ``partial_answer``.
+    """
+    run.steps += 1
+    run.trace.event(event="wrap_up", step=run.steps, reason=ending.reason)
+    run.messages.append({"role": "user", "content": tr("loop.wrap_up", reason=ending.message)})
+    turn = decide(client, model, [], run, stream, on_text)  # no tools on offer
+    if isinstance(turn, Stop):  # e.g. the deadline came during the request
+        return run.finish(turn)
+    run.messages.append(turn.as_message())
+    for call in turn.calls:  # a model may ask anyway: answer, so the history stays paired
+        run.record_tool(call, error("NOT_RUN", tr("loop.no_tools_now")), ran=False)
+    return run.finish(ending, partial_answer=turn.content or "")
+
+
+def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> str | None | Stop:
+    """The complete phase: run the independent check within the time left.
+
+    Returns ``None`` when nothing is missing (done), else a sentence saying
+    what is missing, or a deadline ``Stop``. The check may return ``True``,
+    ``False`` or such a sentence; a check that raises has failed.
+    """
+    started = time.monotonic()
+    try:
+        verdict = run_within(lambda: done_when(answer), run.deadline.remaining(), "complete")
+    except TimedOut:
+        _trace_complete(run, started, "timeout")
+        message = tr("deadline.complete", seconds=run.deadline.max_seconds)
+        return Stop("deadline", message, phase="complete")
+    except Exception as exc:  # a broken check is a failed check, not a crash
+        verdict = tr("loop.check_raised", error=f"{type(exc).__name__}: {exc}")
+    if verdict is True or (bool(verdict) and not isinstance(verdict, str)):
+        _trace_complete(run, started, "done")
+        return None
+    missing = verdict if isinstance(verdict, str) and verdict else tr("loop.check_failed")
+    _trace_complete(run, started, "not_done", reason=missing)
+    return missing
+
+
+def _trace_complete(run: RunState, started: float, status: str, reason: str | None = None) -> None:
+    elapsed = round(time.monotonic() - started, 4)
+    run.trace.event(
+        event="phase",
+        phase="complete",
+        step=run.steps,
+        status=status,
+        reason=reason,
+        elapsed_s=elapsed,
+    )

@@ -27,8 +27,9 @@ from matplotlib import font_manager
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from .experiments import smallest_cap
+from .i18n import tr
 from .result import OUTCOMES, RunResult
-from .trace import read_trace
 
 OUTCOME_COLORS = {
     "completed": "#2e7d32",
@@ -38,13 +39,6 @@ OUTCOME_COLORS = {
     "invalid_task": "#757575",
 }
 PHASE_COLORS = {"decide": "#1565c0", "tool": "#ef6c00", "complete": "#6a1b9a"}
-OUTCOME_LABELS = {
-    "completed": "completed 正常完成",
-    "tool_error": "tool_error 工具报错",
-    "budget_exhausted": "budget_exhausted 预算耗尽",
-    "model_error": "model_error 模型服务失败",
-    "invalid_task": "invalid_task 任务无效",
-}
 CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"
 
 
@@ -70,7 +64,38 @@ def use_chinese_font() -> str:
     return family
 
 
-def legend_outside(ax, colours: dict[str, str], title: str | None = None) -> None:
+def outcome_label(outcome: str) -> str:
+    """``completed 正常完成``: the code and what it means, for legends."""
+    return f"{outcome} {tr('term.' + outcome)}"
+
+
+# Column names people read; the DataFrames keep the machine names.
+COLUMN_KEYS = {
+    "scenario": "report.col.scenario",
+    "status": "report.col.status",
+    "outcome": "report.col.outcome",
+    "stop_reason": "report.col.stop_reason",
+    "steps": "report.col.steps",
+    "model_requests": "report.col.model_requests",
+    "tool_calls": "report.col.tool_calls",
+    "tool_errors": "report.col.tool_errors",
+    "phase": "report.col.phase",
+    "tokens": "report.col.tokens",
+    "elapsed": "report.col.elapsed",
+    "answer": "report.col.answer",
+    "cap": "report.col.cap",
+    "completion_rate": "report.col.completion_rate",
+    "wasted_steps": "report.col.wasted_steps",
+    "tokens_per_completed": "report.col.tokens_per_completed",
+}
+
+
+def readable(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the column names people read (Chinese unless switched); same data."""
+    return table.rename(columns={c: tr(k) for c, k in COLUMN_KEYS.items() if c in table.columns})
+
+
+def _legend_outside(ax, colours: dict[str, str], title: str | None = None) -> None:
     """A legend of coloured patches to the right of the axes."""
     handles = [Patch(color=c) for c in colours.values()]
     ax.legend(
@@ -78,14 +103,14 @@ def legend_outside(ax, colours: dict[str, str], title: str | None = None) -> Non
     )
 
 
-def finish(fig: Figure, save_to: str | Path | None) -> Figure:
+def _finish(fig: Figure, save_to: str | Path | None) -> Figure:
     """Save the figure as PNG when asked; return it for display."""
     if save_to:
         fig.savefig(save_to, dpi=120)
     return fig
 
 
-def excerpt(text: str | None, width: int = 36) -> str:
+def _excerpt(text: str | None, width: int = 36) -> str:
     if not text:
         return ""
     text = " ".join(text.split())
@@ -97,6 +122,8 @@ def outcome_table(
 ) -> pd.DataFrame:
     """One row per scenario: how the run ended and what it cost.
 
+    Columns keep the course's machine names (``outcome``, ``stop_reason``, …);
+    :func:`style_outcomes` and :func:`readable` show them to people.
     ``details=True`` adds ``phase``, ``tokens`` and ``elapsed``. Elapsed time
     is wall-clock and differs on every run, so it is shown as ``≈83ms``, a
     form the notebooks' nbval sanitizer masks.
@@ -117,30 +144,30 @@ def outcome_table(
             row["phase"] = r.phase or ""
             row["tokens"] = r.tokens
             row["elapsed"] = f"≈{r.elapsed_s * 1000:.0f}ms"
-        row["answer"] = excerpt(r.answer, answer_width)
+        row["answer"] = _excerpt(r.answer, answer_width)
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def style_outcomes(table: pd.DataFrame):
-    """The table coloured by outcome; a fixed id keeps the HTML reproducible."""
+    """The table for reading: coloured by outcome, people's column names, and a
+    fixed id so the HTML is the same on every run."""
 
     def colour(value: str) -> str:
         colour = OUTCOME_COLORS.get(value)
         return f"color: white; background-color: {colour}" if colour else ""
 
-    return (
-        table.style.set_uuid("agentlab")
-        .hide(axis="index")
-        .map(colour, subset=["outcome"])
-        .set_properties(subset=["answer"], **{"text-align": "left"})
-    )
+    styled = table.style.set_uuid("agentlab").hide(axis="index").map(colour, subset=["outcome"])
+    if "answer" in table.columns:
+        styled = styled.set_properties(subset=["answer"], **{"text-align": "left"})
+    labels = {c: tr(k) for c, k in COLUMN_KEYS.items() if c in table.columns}
+    return styled.relabel_index([labels.get(c, c) for c in table.columns], axis="columns")
 
 
 def plot_steps_by_outcome(
     runs: Mapping[str, RunResult],
     cap: int | None = None,
-    title: str = "每次运行用了几步，以什么结局结束",
+    title: str | None = None,
     save_to: str | Path | None = None,
 ) -> Figure:
     """Bars of steps used per run, coloured by outcome, with the cap drawn.
@@ -157,47 +184,51 @@ def plot_steps_by_outcome(
     horizontal = len(names) > 5
     fig = Figure(figsize=(8, 0.42 * len(names) + 1.4 if horizontal else 3.6), layout="constrained")
     ax = fig.subplots()
-    cap_label = f"步数上限 max_steps={cap}"
+    cap_label = tr("report.cap_line", cap=cap)
     if horizontal:
         bars = ax.barh(names, steps, color=colours, height=0.6)
         ax.invert_yaxis()
         ax.set_xlim(0, top + 1)
-        ax.set_xlabel("步数（模型请求轮数）")
+        ax.set_xlabel(tr("report.axis.steps"))
         if cap is not None:
             ax.axvline(cap, color="#424242", linestyle="--", linewidth=1)
             ax.text(cap, -0.7, cap_label, ha="center", va="bottom", fontsize=9, color="#424242")
     else:
         bars = ax.bar(names, steps, color=colours, width=0.55)
         ax.set_ylim(0, top)
-        ax.set_ylabel("步数（模型请求轮数）")
-        ax.set_xlabel("场景")
+        ax.set_ylabel(tr("report.axis.steps"))
+        ax.set_xlabel(tr("report.col.scenario"))
         if cap is not None:
             ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
             ax.text(
                 -0.45, cap + 0.08, cap_label, ha="left", va="bottom", fontsize=9, color="#424242"
             )
     ax.bar_label(bars, labels=reasons, padding=3, fontsize=9)
-    ax.set_title(title)
+    ax.set_title(title or tr("report.title.steps"))
     seen = [o for o in OUTCOMES if any(runs[n].outcome == o for n in names)]
-    legend_outside(ax, {OUTCOME_LABELS[o]: OUTCOME_COLORS[o] for o in seen}, "outcome")
-    return finish(fig, save_to)
+    _legend_outside(
+        ax, {outcome_label(o): OUTCOME_COLORS[o] for o in seen}, tr("report.legend.outcome")
+    )
+    return _finish(fig, save_to)
 
 
 def phase_spans(result: RunResult) -> list[tuple[str, float, float]]:
-    """(phase, start, duration) in seconds, read from the run's trace."""
-    spans, clock = [], 0.0
-    for event in read_trace(result.trace_path):
-        if event.get("event") != "phase":
-            continue
-        spans.append((event["phase"], clock, event["elapsed_s"]))
-        clock += event["elapsed_s"]
-    return spans
+    """(phase, start, duration) in seconds, from the run's events.
+
+    A phase event is written when the phase ends, at ``t`` seconds into the
+    run, so the phase started at ``t - elapsed_s``.
+    """
+    return [
+        (e["phase"], e["t"] - e["elapsed_s"], e["elapsed_s"])
+        for e in result.events
+        if e["event"] == "phase"
+    ]
 
 
 def plot_phase_timeline(
     runs: Mapping[str, RunResult],
     budget_s: float | None = None,
-    title: str = "一个截止时间，三个阶段分着用",
+    title: str | None = None,
     save_to: str | Path | None = None,
 ) -> Figure:
     """Where each run's time went, phase by phase, with the deadline drawn."""
@@ -223,7 +254,7 @@ def plot_phase_timeline(
         ax.text(
             budget_s * 1000,
             -0.55,
-            f"截止时间 {budget_s * 1000:.0f} ms",
+            tr("report.deadline_line", ms=f"{budget_s * 1000:.0f}"),
             color="#c62828",
             ha="center",
             va="bottom",
@@ -231,13 +262,13 @@ def plot_phase_timeline(
         )
     ax.set_yticks(range(len(names)), names)
     ax.set_ylim(len(names) - 0.5, -0.9)  # top row first, room above it for the label
-    ax.set_xlabel("从运行开始算起的时间（毫秒）")
-    ax.set_title(title)
+    ax.set_xlabel(tr("report.axis.ms"))
+    ax.set_title(title or tr("report.title.timeline"))
     longest = max([r.elapsed_s for r in runs.values()] + [budget_s or 0])
     ax.set_xlim(0, longest * 1000 * 1.3)
-    labels = ["decide 模型决策", "tool 工具执行", "complete 完成检查"]
-    legend_outside(ax, dict(zip(labels, PHASE_COLORS.values(), strict=True)))
-    return finish(fig, save_to)
+    labels = {f"{phase} {tr('term.' + phase)}": colour for phase, colour in PHASE_COLORS.items()}
+    _legend_outside(ax, labels, tr("report.legend.phase"))
+    return _finish(fig, save_to)
 
 
 # -- chapter 04: choosing a cap from a sweep ------------------------------------------
@@ -245,7 +276,7 @@ def plot_phase_timeline(
 
 def plot_outcome_share(
     results: pd.DataFrame,
-    title: str = "步数上限越大，结局怎样变化",
+    title: str | None = None,
     save_to: str | Path | None = None,
 ) -> Figure:
     """Stacked bars: the share of each outcome at every cap of a sweep."""
@@ -263,16 +294,18 @@ def plot_outcome_share(
             bottom=bottom,
             width=0.8,
             color=OUTCOME_COLORS[outcome],
-            label=OUTCOME_LABELS[outcome],
+            label=outcome_label(outcome),
         )
         bottom += shares[outcome]
-    ax.set_xlabel("步数上限 max_steps")
-    ax.set_ylabel("运行占比")
+    ax.set_xlabel(tr("report.axis.cap"))
+    ax.set_ylabel(tr("report.axis.share"))
     ax.set_ylim(0, 1)
     ax.yaxis.set_major_formatter(lambda value, _: f"{value:.0%}")
-    ax.set_title(title)
-    ax.legend(title="outcome", loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
-    return finish(fig, save_to)
+    ax.set_title(title or tr("report.title.share"))
+    ax.legend(
+        title=tr("report.legend.outcome"), loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8
+    )
+    return _finish(fig, save_to)
 
 
 def plot_steps_at_cap(
@@ -293,21 +326,23 @@ def plot_steps_at_cap(
         steps = at_cap.loc[at_cap["outcome"] == outcome, "steps"].to_numpy()
         xs = x + jitter.uniform(-0.25, 0.25, size=len(steps))
         ax.scatter(xs, steps, s=14, alpha=0.6, color=OUTCOME_COLORS[outcome])
-        labels.append(f"{OUTCOME_LABELS[outcome]}\n{len(steps)} 次运行")
+        labels.append(f"{outcome_label(outcome)}\n{tr('report.runs', n=len(steps))}")
     ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
-    ax.text(-0.55, cap + 0.15, f"步数上限 {cap}", va="bottom", fontsize=9, color="#424242")
+    ax.text(
+        -0.55, cap + 0.15, tr("report.cap_line", cap=cap), va="bottom", fontsize=9, color="#424242"
+    )
     ax.set_xticks(range(len(present)), labels, fontsize=9)
     ax.set_xlim(-0.6, len(present) - 0.4)
     ax.set_ylim(0, cap + 2)
-    ax.set_ylabel("实际用掉的步数")
-    ax.set_title(title or f"上限为 {cap} 时：每次运行用了几步、以什么结局结束")
-    return finish(fig, save_to)
+    ax.set_ylabel(tr("report.axis.used_steps"))
+    ax.set_title(title or tr("report.title.steps_at_cap", cap=cap))
+    return _finish(fig, save_to)
 
 
 def plot_cap_tradeoff(
     summary: pd.DataFrame,
     target: float = 0.95,
-    title: str = "完成率与浪费的步数：选一个够用的最小上限",
+    title: str | None = None,
     save_to: str | Path | None = None,
 ) -> Figure:
     """Completion rate and wasted steps against cap, the smallest good cap marked."""
@@ -321,7 +356,7 @@ def plot_cap_tradeoff(
         color="#2e7d32",
         marker="o",
         markersize=3,
-        label="完成率（能完成的任务中）",
+        label=tr("report.completion_line"),
     )
     waste_ax.plot(
         summary["cap"],
@@ -329,15 +364,14 @@ def plot_cap_tradeoff(
         color="#c62828",
         marker="s",
         markersize=3,
-        label="预算耗尽的运行浪费的步数",
+        label=tr("report.waste_line"),
     )
     rate_ax.axhline(target, color="#2e7d32", linestyle=":", linewidth=1)
-    best = summary.loc[summary["completion_rate"] >= target, "cap"]
-    if len(best):
-        cap = int(best.min())
+    cap = smallest_cap(summary, target)
+    if cap is not None:
         rate_ax.axvline(cap, color="#424242", linestyle="--", linewidth=1)
         rate_ax.annotate(
-            f"最小够用上限 {cap}\n（完成率 ≥ {target:.0%}）",
+            tr("report.best_cap", cap=cap, target=f"{target:.0%}"),
             (cap, target),
             xytext=(8, -40),
             textcoords="offset points",
@@ -345,11 +379,11 @@ def plot_cap_tradeoff(
         )
     rate_ax.set_ylim(0, 1.05)
     rate_ax.yaxis.set_major_formatter(lambda value, _: f"{value:.0%}")
-    rate_ax.set_xlabel("步数上限 max_steps")
-    rate_ax.set_ylabel("完成率", color="#2e7d32")
-    waste_ax.set_ylabel("浪费的步数", color="#c62828")
+    rate_ax.set_xlabel(tr("report.axis.cap"))
+    rate_ax.set_ylabel(tr("report.col.completion_rate"), color="#2e7d32")
+    waste_ax.set_ylabel(tr("report.col.wasted_steps"), color="#c62828")
     waste_ax.set_ylim(0, max(1, summary["wasted_steps"].max()) * 1.1)
     lines = rate_ax.get_lines()[:1] + waste_ax.get_lines()[:1]
     rate_ax.legend(lines, [line.get_label() for line in lines], loc="center right", fontsize=8)
-    rate_ax.set_title(title)
-    return finish(fig, save_to)
+    rate_ax.set_title(title or tr("report.title.tradeoff"))
+    return _finish(fig, save_to)

@@ -1,4 +1,4 @@
-"""What a run did (``RunState``) and how it ended (``RunResult``).
+"""What a run did and how it ended: the records, the endings, the result.
 
 Words used exactly as in the course brief:
 
@@ -10,16 +10,37 @@ Words used exactly as in the course brief:
 Only the outcome ``completed`` has run status ``completed``. A run whose
 tools all said ``ok`` can still fail (for example by running out of steps).
 
-This module only records and classifies; it never decides when to stop.
+The pieces:
+
+- :class:`Stop` and :class:`Refuse`: the run's ending vocabulary. Whatever
+  ends a run (a guard, the deadline, a failed model request, an answer)
+  says so with a ``Stop``; a guard that blocks one tool call says ``Refuse``.
+- :class:`ToolRecord`: one tool call of a run, as a typed dict.
+- :class:`RunState`: the record the loop keeps while it runs; it puts each
+  tool result in the history (as the model will read it) and in the trace.
+- :class:`RunResult`: how the run ended; :func:`classify` gives its outcome.
+
+This module records and classifies; it never decides when to stop.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
+from .context import fit_result
 from .deadline import Deadline
+from .failures import tool_error_class
+from .i18n import tr
+from .tools.registry import ToolResult, canonical_arguments
 from .trace import Trace
+
+if TYPE_CHECKING:  # only for annotations: budget.py imports this module
+    from .budget import Budget, Guard
+    from .request import CallRequest
 
 STOP_REASONS = (
     "answered",
@@ -36,142 +57,225 @@ BUDGET_STOPS = frozenset({"max_steps", "deadline", "repeat_call", "no_progress",
 OUTCOMES = ("completed", "tool_error", "budget_exhausted", "model_error", "invalid_task")
 
 
-def classify(stop_reason: str, tool_results: list[dict[str, Any]]) -> str:
-    """The outcome of a run from why it stopped and what its tools returned.
+@dataclass(frozen=True)
+class Stop:
+    """End the run: the stop reason (a code) and a sentence saying why."""
 
-    An answer counts as ``completed`` only if the most recent batch of tool
-    results (the last step that called tools) holds no error: a model that
-    answers right after a failed tool call is reporting a failure.
-    """
-    if stop_reason == "answered":
-        return "tool_error" if last_batch_failed(tool_results) else "completed"
-    if stop_reason == "policy_denied":
-        return "tool_error"
-    if stop_reason in BUDGET_STOPS:
-        return "budget_exhausted"
-    if stop_reason == "model_error":
-        return "model_error"
-    if stop_reason == "invalid_task":
-        return "invalid_task"
-    raise ValueError(f"unknown stop reason {stop_reason!r}")
+    reason: str
+    message: str = ""
+    phase: str | None = None
+    """For deadline stops: the phase that was running (decide, tool, complete)."""
 
 
-def is_tool_failure(record: dict[str, Any]) -> bool:
-    """An error result that counts as a tool failure. Logic errors are feedback,
-    and calls left unrun because the run stopped (``NOT_RUN``) did not fail."""
-    if record["status"] != "error" or record.get("error_class") == "logic":
+@dataclass(frozen=True)
+class Refuse:
+    """Do not run this tool call; send the model ``result`` instead."""
+
+    result: ToolResult
+
+
+class ToolRecord(TypedDict):
+    """One tool call of a run: what was asked, what came back, what the model got."""
+
+    step: int
+    call_id: str
+    tool: str
+    arguments: str  # as the model sent them (JSON text, maybe broken)
+    normalized_args: str  # one canonical spelling, for repeats and reports
+    status: str  # tool status: "ok" or "error"
+    error_class: str | None  # transient / invalid_input / permission / logic
+    fingerprint: str | None  # what the model learned; None for calls not run
+    truncated_chars: int  # characters cut before the model saw the result
+    saved_to: str | None  # the full output, when it was truncated
+    process: dict[str, Any] | None  # isolated tools: pid, exit code, killed
+    result: ToolResult  # the whole structured result
+
+
+def is_tool_failure(record: ToolRecord) -> bool:
+    """An error that counts as a tool failure. Logic errors are feedback, and
+    calls left unrun because the run stopped (``NOT_RUN``) did not fail."""
+    if record["status"] != "error" or record["error_class"] == "logic":
         return False
     return (record["result"].get("error") or {}).get("code") != "NOT_RUN"
 
 
-def last_batch_failed(tool_results: list[dict[str, Any]]) -> bool:
-    if not tool_results:
-        return False
-    last_step = tool_results[-1]["step"]
-    return any(is_tool_failure(r) for r in tool_results if r["step"] == last_step)
+def last_batch_failures(records: list[ToolRecord]) -> list[ToolRecord]:
+    """The failed calls of the last step that called tools (empty if none failed).
+
+    Example: steps 1 (error), 2 (ok) -> ``[]``; steps 1 (ok), 2 (error, ok) ->
+    ``[the step-2 error]``.
+    """
+    if not records:
+        return []
+    last_step = records[-1]["step"]
+    return [r for r in records if r["step"] == last_step and is_tool_failure(r)]
+
+
+def classify(stop_reason: str, records: list[ToolRecord]) -> str:
+    """The outcome of a run from why it stopped and what its tools returned.
+
+    An answer counts as ``completed`` only if the most recent batch of tool
+    results (the last step that called tools) holds no failure: a model that
+    answers right after a failed tool call is reporting a failure.
+    """
+    if stop_reason == "answered":
+        return "tool_error" if last_batch_failures(records) else "completed"
+    if stop_reason == "policy_denied":
+        return "tool_error"
+    if stop_reason in BUDGET_STOPS:
+        return "budget_exhausted"
+    if stop_reason in ("model_error", "invalid_task"):
+        return stop_reason
+    raise ValueError(f"unknown stop reason {stop_reason!r}")
+
+
+def fingerprint(result: ToolResult) -> str:
+    """What the model learns from a result, as a short hash: its data or its
+    error, not where it came from (``source``). A tool may supply its own
+    ``"fingerprint"`` (e.g. a job's state, to ignore a timestamp)."""
+    if result.get("fingerprint"):
+        return str(result["fingerprint"])
+    learned = {"data": result.get("data"), "error": result.get("error")}
+    text = json.dumps(learned, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass
 class RunState:
-    """The mutable record the loop keeps while a run is going on."""
+    """The record the loop keeps while a run is going on."""
 
     task_id: str
-    deadline: Deadline = field(default_factory=lambda: Deadline(None))
-    trace: Trace = field(default_factory=lambda: Trace(None))
+    budget: Budget
+    deadline: Deadline
+    trace: Trace
+    guards: list[Guard] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
     steps: int = 0
     model_requests: int = 0
     tokens: int = 0
-    tool_results: list[dict[str, Any]] = field(default_factory=list)
-    fingerprints: set[str] = field(default_factory=set)
-    call_ids: set[str] = field(default_factory=set)  # every tool call id so far
+    last_turn_tokens: int = 0
+    """Tokens of the most recent model request (the next one costs at least as much)."""
+    tool_results: list[ToolRecord] = field(default_factory=list)
+    call_ids: set[str] = field(default_factory=set)
+    """Every tool call id so far: a repeated one would make the history ambiguous."""
     warnings: list[str] = field(default_factory=list)
-    verified: bool = False  # an independent completion check said "done"
-
-    @property
-    def tool_calls(self) -> int:
-        return len(self.tool_results)
-
-    @property
-    def tool_errors(self) -> int:
-        return sum(1 for r in self.tool_results if is_tool_failure(r))
-
-    def elapsed(self) -> float:
-        return self.deadline.elapsed()
+    verified: bool = False
+    """An independent completion check said "done"."""
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)
+            self.trace.event(event="warning", step=self.steps, message=message)
 
-    def record_tool(self, record: dict[str, Any], content: str) -> bool:
-        """Keep a tool call's record and put its ``role: tool`` message in history.
+    def record_tool(
+        self,
+        call: CallRequest,
+        result: ToolResult,
+        *,
+        ran: bool = True,
+        elapsed: float = 0.0,
+        process: dict[str, Any] | None = None,
+        refused_by: str | None = None,
+    ) -> ToolRecord:
+        """Keep a call's result and put its ``role: tool`` message in the history.
 
-        ``content`` is the result as the model receives it (JSON, maybe
-        truncated). Returns whether the result's fingerprint is new in this run.
+        The model receives the result as JSON, cut down to the budget's
+        ``max_tool_output_chars`` if it is longer (the full result is saved
+        beside the trace). ``ran=False``: the call was refused or never run,
+        so it taught the model nothing (no fingerprint).
         """
-        record = {"step": self.steps, **record}
-        self.tool_results.append(record)
-        self.messages.append(
-            {"role": "tool", "tool_call_id": record["call_id"], "content": content}
+        content = json.dumps(result, ensure_ascii=False)
+        removed, saved_to = 0, None
+        limit = self.budget.max_tool_output_chars
+        if limit and len(content) > limit:
+            saved_to = self.trace.save_output(f"step{self.steps}-{call.id}", result)
+            # The model is told where the full output is relative to the trace
+            # folder, so what it reads does not depend on where runs are kept.
+            shown_as = f"outputs/{Path(saved_to).name}" if saved_to else None
+            content, removed = fit_result(result, limit, shown_as)
+        code = (result.get("error") or {}).get("code")
+        record = ToolRecord(
+            step=self.steps,
+            call_id=call.id,
+            tool=call.name,
+            arguments=call.arguments,
+            normalized_args=canonical_arguments(call.arguments),
+            status=result["status"],
+            error_class=tool_error_class(code) if result["status"] == "error" else None,
+            fingerprint=fingerprint(result) if ran else None,
+            truncated_chars=removed,
+            saved_to=saved_to,
+            process=process,
+            result=result,
         )
-        fingerprint = record.get("fingerprint")
-        is_new = fingerprint is not None and fingerprint not in self.fingerprints
-        if fingerprint is not None:
-            self.fingerprints.add(fingerprint)
-        return is_new
+        self.tool_results.append(record)
+        self.messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
+        self.trace.event(
+            event="phase",
+            phase="tool",
+            step=self.steps,
+            call_id=call.id,
+            tool=call.name,
+            args=record["normalized_args"],
+            status=record["status"],
+            error_code=code,
+            error_class=record["error_class"],
+            fingerprint=record["fingerprint"],
+            truncated_chars=removed,
+            elapsed_s=round(elapsed, 4),
+            refused_by=refused_by,
+            content=content,
+        )
+        return record
 
     def finish(
-        self,
-        stop_reason: str,
-        *,
-        answer: str | None = None,
-        warning: str | None = None,
-        phase: str | None = None,
+        self, stop: Stop, answer: str | None = None, partial_answer: str | None = None
     ) -> RunResult:
-        outcome = "completed" if self.verified else classify(stop_reason, self.tool_results)
+        """End the run: classify it, write the stop event, close the trace.
+
+        The warnings are those raised along the way, then the stop message,
+        then (for an answer given right after a failed tool call) which calls
+        failed, then a trace that could not be written. ``partial_answer`` is
+        what the model summed up when the budget ran out (``Budget(wrap_up=True)``).
+        """
+        outcome = "completed" if self.verified else classify(stop.reason, self.tool_results)
         warnings = list(self.warnings)
-        if warning:
-            warnings.append(warning)
-        if stop_reason == "answered" and outcome == "tool_error":
-            last_step = self.tool_results[-1]["step"]
-            codes = ", ".join(
-                f"{r['tool']}: {r['result']['error']['code']}"
-                for r in self.tool_results
-                if r["step"] == last_step and is_tool_failure(r)
-            )
-            warnings.append(f"the model answered right after a tool error ({codes})")
-        result = RunResult(
+        if stop.message:
+            warnings.append(stop.message)
+        if stop.reason == "answered" and outcome == "tool_error":
+            failed = last_batch_failures(self.tool_results)
+            codes = ", ".join(f"{r['tool']}: {r['result']['error']['code']}" for r in failed)
+            warnings.append(tr("result.answered_after_error", codes=codes))
+        if partial_answer is not None:
+            warnings.append(tr("result.partial_answer"))
+        if self.trace.failure:
+            warnings.append(self.trace.failure)
+        ending = {
+            "stop_reason": stop.reason,
+            "outcome": outcome,
+            "status": "completed" if outcome == "completed" else "failed",
+            "phase": stop.phase,
+            "steps": self.steps,
+            "model_requests": self.model_requests,
+            "tokens": self.tokens,
+            "elapsed_s": self.deadline.elapsed(),
+            "warnings": warnings,
+            "answer": answer,
+            "partial_answer": partial_answer,
+        }
+        elapsed = round(ending["elapsed_s"], 4)
+        self.trace.event(event="stop", step=self.steps, **{**ending, "elapsed_s": elapsed})
+        self.trace.close()
+        return RunResult(
             task_id=self.task_id,
-            status="completed" if outcome == "completed" else "failed",
-            outcome=outcome,
-            stop_reason=stop_reason,
-            phase=phase,
-            steps=self.steps,
-            model_requests=self.model_requests,
-            tool_calls=self.tool_calls,
-            tool_errors=self.tool_errors,
-            answer=answer,
-            elapsed_s=self.elapsed(),
-            tokens=self.tokens,
+            tool_calls=len(self.tool_results),
+            tool_errors=sum(1 for r in self.tool_results if is_tool_failure(r)),
             tool_results=list(self.tool_results),
             messages=list(self.messages),
-            warnings=warnings,
             trace_path=self.trace.path,
+            events=list(self.trace.events),
+            **ending,
         )
-        self.trace.event(
-            event="stop",
-            step=self.steps,
-            phase=phase,
-            stop_reason=stop_reason,
-            outcome=outcome,
-            status=result.status,
-            model_requests=self.model_requests,
-            tokens=self.tokens,
-            elapsed_s=round(result.elapsed_s, 4),
-            warnings=warnings,
-        )
-        self.trace.close()
-        return result
 
 
 @dataclass
@@ -179,10 +283,14 @@ class RunResult:
     """How one run ended. Every ending of ``run_agent`` is one of these."""
 
     task_id: str
-    status: str  # run status: "completed" | "failed"
-    outcome: str  # see OUTCOMES
-    stop_reason: str  # see STOP_REASONS
-    phase: str | None  # decide / tool / complete, for deadline stops
+    status: str
+    """Run status: ``completed`` or ``failed``."""
+    outcome: str
+    """One of :data:`OUTCOMES`."""
+    stop_reason: str
+    """One of :data:`STOP_REASONS`."""
+    phase: str | None
+    """For deadline stops: decide, tool or complete."""
     steps: int
     model_requests: int
     tool_calls: int
@@ -190,10 +298,14 @@ class RunResult:
     answer: str | None
     elapsed_s: float
     tokens: int
-    tool_results: list[dict[str, Any]]
+    tool_results: list[ToolRecord]
     messages: list[dict[str, Any]]
     warnings: list[str]
     trace_path: str | None = None
+    partial_answer: str | None = None
+    """Not an answer: what the model summed up when a budget ran out (wrap-up)."""
+    events: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    """The trace events of the run, as written to ``trace_path``."""
 
     def __repr__(self) -> str:
         return (
@@ -204,13 +316,18 @@ class RunResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The seed's result shape, plus ``outcome`` and ``stop_reason``."""
+        """The seed's result shape, plus ``outcome`` and ``stop_reason``.
+
+        ``report_path`` is part of the seed's shape; these runs write no
+        report file, so it is always ``None``.
+        """
         return {
             "task_id": self.task_id,
             "status": self.status,
-            "report_path": None,  # this chapter writes no report file
+            "report_path": None,
             "summary": {
                 "answer": self.answer,
+                "partial_answer": self.partial_answer,
                 "steps": self.steps,
                 "model_requests": self.model_requests,
                 "tool_calls_used": self.tool_calls,

@@ -27,7 +27,7 @@ from .trace import read_trace
 MAX_STEPS_SHOWN = 10_000  # a trace claiming more steps shows only those it has events for
 GUARD_CODES = ("REPEATED_CALL", "TOO_MANY_CALLS")
 NOT_RUN = "NOT_RUN"
-SAVED_TO = re.compile(r"full output saved to (\S+)")
+SAVED_TO = re.compile(r"\boutputs/[\w.\-]+\.json")  # where truncation says the full output went
 
 # -- the view: what a page shows, whichever source it came from -------------------------
 
@@ -68,6 +68,7 @@ class StepView:
     calls: list[CallView] = field(default_factory=list)
     checks: list[dict[str, Any]] = field(default_factory=list)  # completion checks
     feedback: list[str] = field(default_factory=list)  # user messages sent back mid-run
+    wrap_up: str | None = None  # the reserved last step (Budget(wrap_up=True)): which budget
     warnings: list[str] = field(default_factory=list)
     elapsed_s: float | None = None
 
@@ -154,19 +155,23 @@ def view_of_result(result: Any) -> RunView:
             step.content = message.get("content")
             step.reasoning = message.get("reasoning") or message.get("reasoning_content")
         elif message.get("role") == "user" and users and i != users[0] and replies:
+            if replies + 1 in index.wrap_ups:
+                continue  # the wrap-up request, shown as the wrap-up step's note
             feedback = str(message.get("content"))
             steps.setdefault(replies, StepView(replies)).feedback.append(feedback)
 
     for position, record in enumerate(result.tool_results):
         event = index.tool_event(record.get("call_id"), position)
         error = (record.get("result") or {}).get("error") or {}
-        content = contents.get(record.get("call_id"))
-        if isinstance(content, str) and content.startswith("[folded]"):
-            # folded later in the run: show what the model received at the time
-            if event.get("content") is not None:
-                content = event["content"]
-            elif not record.get("truncated_chars"):
-                content = json.dumps(record.get("result"), ensure_ascii=False)
+        # What the model received at the time: the trace has it; the history may
+        # have been folded since (fold_after_steps), and then the untruncated
+        # result is what it had received.
+        content = event.get("content")
+        if content is None:
+            content = contents.get(record.get("call_id"))
+            full = json.dumps(record.get("result"), ensure_ascii=False)
+            if isinstance(content, str) and not record.get("truncated_chars") and content != full:
+                content = full
         call = CallView(
             name=str(record.get("tool")),
             arguments=record.get("arguments"),
@@ -227,7 +232,7 @@ def relative_output(path: str | None) -> str | None:
 def view_of_events(events: list[dict[str, Any]]) -> RunView:
     index = EventIndex([e for e in events if isinstance(e, dict)])
     start, stop = index.start, index.stop
-    numbers = {step_of(e) for e in index.phases + index.warning_events}
+    numbers = {step_of(e) for e in index.phases + index.warning_events} | set(index.wrap_ups)
     last = step_of(stop) or max(numbers, default=0)
     known = numbers | set(range(1, last + 1) if last <= MAX_STEPS_SHOWN else ())
     steps = {n: StepView(n) for n in sorted(known - {0})}
@@ -250,7 +255,7 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
         asked = calls_asked.get(event.get("call_id") or "", {})
         saved = event.get("saved_to")
         if not saved and isinstance(content, str) and (found := SAVED_TO.search(content)):
-            saved = found.group(1)
+            saved = found.group(0)
         call = CallView(
             name=str(event.get("tool")),
             arguments=asked.get("arguments", event.get("args")),
@@ -333,6 +338,7 @@ class EventIndex:
         self.tools = [e for e in self.phases if e.get("phase") == "tool"]
         self.completes = [e for e in self.phases if e.get("phase") == "complete"]
         self.warning_events = [e for e in events if e.get("event") == "warning"]
+        self.wrap_ups = {step_of(e): e.get("reason") for e in events if e.get("event") == "wrap_up"}
         self._by_call = {e["call_id"]: e for e in self.tools if e.get("call_id")}
         self.spans = phase_spans(self.phases)
 
@@ -347,6 +353,8 @@ class EventIndex:
     def enrich(self, step: StepView) -> None:
         """Add what only the events know: failed attempts, checks, warnings, time."""
         n = step.number
+        if n in self.wrap_ups:
+            step.wrap_up = self.wrap_ups[n] or "?"
         for event in self.decides:
             if event.get("step") == n and event.get("status") in ("error", "timeout"):
                 step.failures.append(event)

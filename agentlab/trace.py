@@ -1,102 +1,121 @@
-"""The run trace: one JSON line per phase, written as it happens.
+"""The run trace: one JSON line per event, written as it happens.
 
-Every run (unless told ``trace_dir=False``) gets a folder
-``<trace_dir>/<task_id>/`` holding ``trace.jsonl`` and, when a tool output
-had to be truncated, the full output under ``outputs/``. Each event is
-flushed as soon as it is written, so a run that stops for any reason, even
-one abandoning hung work, leaves a complete trace behind.
+Every run keeps its events in memory (``RunResult.events``) and, unless told
+``trace_dir=False``, also appends them to ``<trace_dir>/<task_id>/trace.jsonl``.
+When a tool output had to be truncated, the full output is saved beside it
+under ``outputs/``. Each line is written out at once, so a run that stops for
+any reason, even one abandoning hung work, leaves a complete trace behind.
 
-``trace_dir`` defaults to ``$AGENTLAB_RUNS_DIR`` or ``./runs`` (ignored by
-git). The trace holds what the model and tools said, never the API key.
+Every event has ``event`` (``start``, ``phase``, ``warning``, ``stop``) and
+``t``, the seconds since the run started. ``trace_dir`` defaults to
+``$AGENTLAB_RUNS_DIR`` or ``./runs`` (ignored by git).
+
+A trace folder that cannot be written (read-only, disk full) does not stop
+the run: the trace is switched off and the run carries a warning saying so.
+The trace holds what the model and tools said, never the API key.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import weakref
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-# Made once; anything that is not JSON (a path, an exception) is written as text.
-EVENT_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
-
-
-def default_trace_dir() -> Path:
-    return Path(os.environ.get("AGENTLAB_RUNS_DIR") or "runs")
+from .i18n import tr
 
 
 @dataclass
 class Trace:
-    """Appends events to ``folder/trace.jsonl``; a disabled trace writes nothing.
+    """The events of one run, in memory and (when ``folder`` is set) on disk.
 
     ``listener``, if given, also receives every event as it happens (the CLI's
     live demo prints them).
     """
 
     folder: Path | None
+    started: float = field(default_factory=time.monotonic)
     listener: Callable[[dict[str, Any]], None] | None = None
-    _file: str | None = field(init=False, repr=False, default=None)
-    _fd: int | None = field(init=False, repr=False, default=None)
-    _closer: weakref.finalize | None = field(init=False, repr=False, default=None)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    failure: str | None = None
+    """Why the trace stopped being written to disk, if it did."""
+    _file: IO[str] | None = field(default=None, repr=False)
 
     @classmethod
     def open(
         cls,
         trace_dir: str | Path | bool | None,
         task_id: str,
+        started: float,
         listener: Callable[[dict[str, Any]], None] | None = None,
     ) -> Trace:
+        """The trace of run ``task_id``: on disk unless ``trace_dir`` is ``False``."""
         if trace_dir is False:
-            return cls(None, listener)
-        root = default_trace_dir() if trace_dir in (None, True) else Path(trace_dir)
-        folder = root / task_id
-        folder.mkdir(parents=True, exist_ok=True)
-        trace = cls(folder, listener)
-        # Kept open for the run (a rerun starts afresh: O_TRUNC). It is closed
-        # when the run finishes, or when the trace is garbage-collected if a
-        # run never gets that far.
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-        trace._fd = os.open(trace._file, flags, 0o644)
-        trace._closer = weakref.finalize(trace, os.close, trace._fd)
+            return cls(None, started, listener)
+        if trace_dir in (None, True):
+            trace_dir = os.environ.get("AGENTLAB_RUNS_DIR") or "runs"
+        trace = cls(Path(trace_dir) / task_id, started, listener)
+        try:
+            trace.folder.mkdir(parents=True, exist_ok=True)
+            # Line-buffered: each event is on disk as soon as it is written.
+            trace._file = open(trace.folder / "trace.jsonl", "w", encoding="utf-8", buffering=1)
+        except OSError as exc:
+            trace._give_up(exc)
         return trace
-
-    def __post_init__(self) -> None:
-        self._file = None if self.folder is None else str(self.folder / "trace.jsonl")
 
     @property
     def path(self) -> str | None:
-        return self._file
+        """The trace file, or None when there is none (switched off, or unwritable)."""
+        if self.folder is None or self.failure is not None:
+            return None
+        return str(self.folder / "trace.jsonl")
 
-    def event(self, **fields: Any) -> None:
+    def event(self, **fields: Any) -> dict[str, Any]:
+        """Record one event (``t`` is added) and return it."""
+        event = {"event": fields.pop("event"), "t": round(time.monotonic() - self.started, 4)}
+        event.update(fields)
+        self.events.append(event)
         if self.listener is not None:
-            self.listener(fields)
-        if self._file is None:
-            return
-        line = (EVENT_JSON.encode(fields) + "\n").encode("utf-8")
-        if self._fd is not None:
-            os.write(self._fd, line)  # unbuffered: on disk the moment it happens
-        else:  # closed (or never opened by Trace.open): append once
-            with open(self._file, "ab") as handle:
-                handle.write(line)
-
-    def close(self) -> None:
-        """Stop holding the file open; later events are still appended."""
-        if self._closer is not None:
-            self._closer()
-        self._fd = None
+            self.listener(event)
+        if self._file is not None:
+            try:
+                # default=str: anything that is not JSON (a path) is written as text
+                self._file.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+            except OSError as exc:
+                self._give_up(exc)
+        return event
 
     def save_output(self, name: str, result: dict[str, Any]) -> str | None:
-        """Keep a full tool output beside the trace; return its path."""
-        if self.folder is None:
+        """Keep a full tool output beside the trace; return its path (None if not kept)."""
+        if self._file is None:
             return None
-        outputs = self.folder / "outputs"
-        outputs.mkdir(exist_ok=True)
-        path = outputs / f"{name}.json"
-        path.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+        try:
+            outputs = self.folder / "outputs"
+            outputs.mkdir(exist_ok=True)
+            path = outputs / f"{name}.json"
+            path.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+        except OSError as exc:
+            self._give_up(exc)
+            return None
         return str(path)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def _give_up(self, exc: OSError) -> None:
+        """Stop writing to disk; the run goes on and says why in a warning."""
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError:
+                pass
+        self._file = None
+        self.failure = tr("trace.write_failed", folder=str(self.folder), error=exc.strerror or exc)
 
 
 def read_trace(path: str | Path) -> list[dict[str, Any]]:

@@ -12,11 +12,15 @@ Rows:
   Python object that hands back ready-made replies. The floor.
 - ``agentlab own overhead``: ``run_agent`` (guards, registry, truncation,
   trace to a temporary folder) against the same kind of fake client, minus
-  the time spent inside the fake client and the tool. Goal P1: <= 50 µs,
-  flat from 20 to 200 steps.
+  the time spent inside the fake client and the tool. Goal P1: at most 10 %
+  of one scripted SDK round trip (the ``client.post`` row) at 20 steps, and
+  at most 3 % at 200.
 - ``agentlab end to end``: ``run_agent`` with the scripted ``openai.OpenAI``
-  client (the SDK's HTTP stack over an in-process transport). Goal P2:
-  <= 1.5 ms at 20 steps, <= 3 ms at 200.
+  client (the SDK's HTTP stack over an in-process transport). Goal P2: at
+  most 1.15x the seed loop through ``client.post`` (same client, same bytes).
+
+Goals are ratios within one run, since machines differ by 3x and more; the
+absolute figures are printed, not judged.
 - ``seed-style create() loop``: the loop from the source articles, calling
   ``client.chat.completions.create`` with the same scripted client. The SDK
   transforms the whole history on every call, so this grows with length.
@@ -30,6 +34,7 @@ Rows:
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
@@ -42,8 +47,8 @@ from typing import Any
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from agentlab import Budget, run_agent
-from agentlab.clients.scripted import Conversation, ScriptedClient, Turn, call, say
-from agentlab.context import serialised
+from agentlab.clients import Conversation, ScriptedClient, call, say
+from agentlab.clients.script import Turn
 from agentlab.tools import Tool, ToolRegistry, ok
 
 try:  # the peer rows live beside this script
@@ -192,7 +197,11 @@ def bare_loop(ask: Callable[[list], Any], use_tool: Callable[[Any], dict], steps
     while reply.tool_calls:
         history.append(reply.to_dict())
         history += [
-            {"role": "tool", "tool_call_id": c.id, "content": serialised(use_tool(c))}
+            {
+                "role": "tool",
+                "tool_call_id": c.id,
+                "content": json.dumps(use_tool(c), ensure_ascii=False),
+            }
             for c in reply.tool_calls
         ]
         reply = ask(history)
@@ -316,21 +325,25 @@ def main() -> None:
     own = figures["agentlab own overhead"]
     own_stream = figures["agentlab own overhead, streamed"]
     e2e = figures["agentlab end to end, scripted SDK client"]
-    seed = figures["seed-style loop, chat.completions.create"]
-    print("\nratios (seed-style create() loop / agentlab end to end):")
-    for n in LENGTHS:
-        print(f"  {n} steps: {seed[n] / e2e[n]:.1f}x")
+    create = figures["seed-style loop, chat.completions.create"]
+    post = figures["seed-style loop, client.post"]
 
     def verdict(ok: bool) -> str:
         return "met" if ok else "NOT met"
 
-    flat = max(own[200], own_stream[200]) <= 50 and max(own[20], own_stream[20]) <= 50
+    print("\nratios, all from this run:")
+    shares = {n: max(own[n], own_stream[n]) / post[n] for n in LENGTHS}
+    for n in LENGTHS:
+        print(
+            f"  {n} steps: own overhead (worse of streamed/not) = {shares[n]:.1%} of a round trip; "
+            f"end to end = {e2e[n] / post[n]:.2f}x client.post loop; "
+            f"create() loop = {create[n] / e2e[n]:.1f}x slower than agentlab"
+        )
     print("\ngoals:")
-    print(f"  P1 own overhead <= 50 µs at 20 and 200 steps (streamed and not): {verdict(flat)}")
-    p2 = e2e[20] <= 1500 and e2e[200] <= 3000
-    print(f"  P2 end to end <= 1.5 ms at 20, <= 3 ms at 200: {verdict(p2)}")
-    ratio = seed[20] / e2e[20] >= 3 and seed[200] / e2e[200] >= 15
-    print(f"  P2 >= 3x faster than create() at 20, >= 15x at 200: {verdict(ratio)}")
+    p1 = shares[20] <= 0.10 and shares[200] <= 0.03
+    print(f"  P1 own overhead <= 10% of a round trip at 20 steps, <= 3% at 200: {verdict(p1)}")
+    p2 = all(e2e[n] <= 1.15 * post[n] for n in LENGTHS)
+    print(f"  P2 end to end <= 1.15x the seed loop through client.post: {verdict(p2)}")
 
 
 if __name__ == "__main__":

@@ -52,3 +52,10 @@ def assert_well_formed(messages: list[dict]) -> None:
             answered.append(message["tool_call_id"])
     assert sorted(asked) == sorted(answered)
     assert len(set(asked)) == len(asked)
+
+
+@pytest.fixture
+def english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages in English, for tests that check what a message says
+    (the Chinese default is checked pair by pair in test_i18n.py)."""
+    monkeypatch.setenv("AGENTLAB_LANG", "en")

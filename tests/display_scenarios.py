@@ -63,8 +63,9 @@ FAULT_SCENARIOS = (
     "huge",
     "fold",
 )
+WRAP_UP = ("wrap-up",)  # Budget(wrap_up=True): a reserved last step gives a partial answer
 UNTRUSTED = ("escaped",)  # a tool result and an answer full of markup
-ALL = CHAPTER_01 + CHAPTER_02 + FAULT_SCENARIOS + UNTRUSTED
+ALL = CHAPTER_01 + CHAPTER_02 + FAULT_SCENARIOS + WRAP_UP + UNTRUSTED
 
 
 def course_runs(trace_dir: str | Path | bool = False) -> dict[str, RunResult]:
@@ -224,6 +225,13 @@ def scenarios() -> dict[str, Callable[..., RunResult]]:
             tools=sales,
             budget=Budget(max_steps=4),
             fold_after_steps=2,
+            **o,
+        ),
+        "wrap-up": lambda **o: run_agent(
+            SALES_QUESTION,
+            client=scripted("never_stops"),
+            tools=sales,
+            budget=Budget(max_steps=4, wrap_up=True),
             **o,
         ),
         # a tool result that tries to inject markup: it must show as text

@@ -28,25 +28,18 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from agentlab.clients.scripted import (
-    Chunking,
-    RecordedRequest,
-    Reply,
-    completion_body,
-    stream_chunks,
-)
+from agentlab.clients.script import Reply
+from agentlab.clients.wire import Chunking, completion_body, prompt_tokens, sse, stream_chunks
 
 MAX_WAIT_S = 10.0
 
 
 def completion(text: str, stream: bool, request: dict) -> bytes:
     """A normal reply, built the way the scripted service builds its own."""
-    received = RecordedRequest(0, request.get("model", ""), request.get("messages", []), [], stream)
-    body = completion_body(Reply(content=text), received)
+    body = completion_body(Reply(content=text), 0, request.get("model", ""), prompt_tokens(request))
     if not stream:
         return json.dumps(body).encode()
-    chunks = stream_chunks(body, Chunking(), include_usage=False)
-    return ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode()
+    return sse(stream_chunks(body, Chunking(), include_usage=False))
 
 
 class FaultServer:

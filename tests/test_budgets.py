@@ -15,12 +15,15 @@ from pathlib import Path
 import pytest
 
 from agentlab import Budget, run_agent
-from agentlab.budget import call_key
 from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, call, say
-from agentlab.clients.behaviours import honest_analyst
+from agentlab.clients.behaviours import honest_analyst, scripted
 from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
+from agentlab.i18n import tr
 from agentlab.tools import Tool, ToolRegistry, error, ok, sales_tools
+from agentlab.tools.registry import call_key
 from agentlab.trace import read_trace
+
+from .conftest import assert_well_formed
 
 SAFETY = 1.0  # seconds: a bound no healthy run comes near; benchmarks measure the truth
 
@@ -49,7 +52,8 @@ def test_1_an_always_failing_tool_ends_with_no_progress(faults, tmp_path):
     # The first failure is new information (a new error); then max_no_progress
     # steps in a row bring nothing new.
     assert result.steps == budget.max_no_progress + 1
-    assert "4 steps in a row" in result.warnings[-1] and "always_fails" in result.warnings[-1]
+    assert result.warnings[-1].startswith(tr("guard.no_progress", steps=4, where=""))
+    assert "always_fails" in result.warnings[-1]
 
 
 def test_2_the_same_content_for_the_same_call_ends_with_repeat_call(faults, tmp_path):
@@ -63,7 +67,7 @@ def test_2_the_same_content_for_the_same_call_ends_with_repeat_call(faults, tmp_
     ]
     # seed table: calls 1-2 run, the 3rd is refused with a hint, the 4th stops the run
     assert statuses == ["ok", "ok", "REPEATED_CALL", "NOT_RUN"]
-    assert "Change strategy" in client.requests[3].messages[-1]["content"]
+    assert tr("guard.repeat_hint", before=2) in client.requests[3].messages[-1]["content"]
 
 
 def test_3_a_short_deadline_stops_on_time_instead_of_waiting(tmp_path):
@@ -99,7 +103,10 @@ def test_5_oversized_output_is_really_truncated_in_what_the_model_received(fault
     assert log.startswith("[0000] compiling")
     assert "ERROR: module_17 failed" in log and "ERROR: 3 tests failed" in log  # key lines kept
     assert log.rstrip().endswith("summary: 2 errors, build failed")  # tail kept
-    assert "[truncated: removed" in log
+    assert tr("context.marker", removed=0, total=0, keys=0)[:6] in log
+    assert json.loads(received)["truncated"].startswith(
+        tr("context.note", total=52630, where="")[:8]
+    )
     record = result.tool_results[0]
     assert record["truncated_chars"] > 40_000
     saved = json.loads(Path(record["saved_to"]).read_text(encoding="utf-8"))
@@ -233,7 +240,8 @@ def test_calls_beyond_the_per_turn_cap_are_not_executed(tmp_path):
     result = run(client, sales_tools(), Budget(max_tool_calls_per_turn=1), tmp_path)
     codes = [(r["result"]["error"] or {}).get("code") for r in result.tool_results]
     assert codes == [None, "TOO_MANY_CALLS", "TOO_MANY_CALLS"]
-    assert "only 1 tool call(s) per turn" in client.requests[1].messages[-1]["content"]
+    expected = tr("guard.too_many_calls", cap=1, name="analyze_csv")
+    assert expected in client.requests[1].messages[-1]["content"]
 
 
 # -- error classes and retries ------------------------------------------------------
@@ -253,7 +261,7 @@ def test_retries_run_out(tmp_path):
     client = ScriptedClient(flaky(honest_analyst, failures=5, status=503))
     result = run(client, sales_tools(), Budget(max_retries=1, retry_backoff_s=0.001), tmp_path)
     assert result.stop_reason == "model_error" and result.model_requests == 2
-    assert "after 2 attempts" in result.warnings[-1]
+    assert tr("model.attempts", n=2) in result.warnings[-1]
 
 
 def test_backoff_waits_come_out_of_the_deadline(tmp_path):
@@ -325,7 +333,7 @@ def test_a_final_answer_is_not_completion_while_the_check_fails(tmp_path):
     assert result.outcome == "completed" and result.steps == 3
     assert client.requests[1].messages[-1] == {
         "role": "user",
-        "content": "Not done yet: the report file does not exist",
+        "content": tr("loop.not_done", reason="the report file does not exist"),
     }
 
 
@@ -357,8 +365,9 @@ def test_folding_compresses_old_steps_in_what_the_model_receives(tmp_path):
     result = run(client, sales_tools(), Budget(max_steps=4), tmp_path, fold_after_steps=2)
     fourth = client.requests[3].messages
     tool_contents = [m["content"] for m in fourth if m["role"] == "tool"]
-    assert tool_contents[0].startswith("[folded] analyze_csv(")
-    assert not tool_contents[-1].startswith("[folded]")
+    folded = tr("context.folded_error", call="analyze_csv(", code="", message="").split("(")[0]
+    assert tool_contents[0].startswith(folded + "(")
+    assert not tool_contents[-1].startswith(folded)
     assert result.tool_results[0]["result"]["error"]["code"] == "FILE_NOT_FOUND"  # kept in full
 
 
@@ -416,3 +425,73 @@ def polls_with_a_new_attempt_number():
         return call("poll", attempt=conversation.request_number)
 
     return policy
+
+
+# -- the last word: Budget(wrap_up=True) ------------------------------------------------
+
+
+def test_wrap_up_keeps_the_last_step_for_a_summary_built_from_the_tool_results(tmp_path):
+    client = scripted("never_stops")
+    result = run(client, sales_tools(), Budget(max_steps=4, wrap_up=True), tmp_path)
+    assert (result.stop_reason, result.outcome, result.answer) == (
+        "max_steps",
+        "budget_exhausted",
+        None,
+    )
+    assert result.model_requests == 4 and result.tool_calls == 3  # the 4th step had no tools
+    assert client.requests[-1].tools == [] and client.requests[0].tools
+    data = result.tool_results[-1]["result"]["data"]
+    assert str(data["total_revenue"]) in result.partial_answer  # derived, not canned
+    assert tr("result.partial_answer") in result.warnings
+    assert [e["event"] for e in result.events].count("wrap_up") == 1
+
+
+def test_without_wrap_up_there_is_no_partial_answer(tmp_path):
+    result = run(scripted("never_stops"), sales_tools(), Budget(max_steps=4), tmp_path)
+    assert result.partial_answer is None and result.tool_calls == 4
+
+
+def test_wrap_up_before_the_token_budget_runs_out(tmp_path):
+    budget = Budget(max_tokens=1000, wrap_up=True)
+    result = run(scripted("never_stops"), sales_tools(), budget, tmp_path)
+    assert result.stop_reason == "max_tokens" and result.partial_answer
+    plain = run(scripted("never_stops"), sales_tools(), Budget(max_tokens=1000), tmp_path)
+    assert plain.partial_answer is None and plain.tokens >= 1000
+
+
+def test_wrap_up_before_the_deadline_and_within_it(tmp_path):
+    slow = [Hang(0.05, then=call("analyze_csv", relative_path="sales.csv"))] * 20
+    budget = Budget(max_seconds=0.5, wrap_up=True)
+    started = time.monotonic()
+    result = run(ScriptedClient(slow), sales_tools(), budget, tmp_path)
+    elapsed = time.monotonic() - started
+    assert result.stop_reason == "deadline" and result.partial_answer is not None
+    assert elapsed < 0.5 + SAFETY
+
+
+def test_a_model_that_calls_a_tool_in_its_last_word_is_answered_not_run(tmp_path):
+    calls = [call("analyze_csv", relative_path="sales.csv")] * 3
+    result = run(ScriptedClient(calls), sales_tools(), Budget(max_steps=2, wrap_up=True), tmp_path)
+    assert (
+        result.partial_answer == ""
+        and result.tool_results[-1]["result"]["error"]["code"] == "NOT_RUN"
+    )
+    assert_well_formed(result.messages)
+
+
+def test_identical_data_from_different_files_is_no_progress(tmp_path):
+    """The fingerprint is what the model learns (data or error), not where it came from."""
+    same = ToolRegistry(
+        [
+            Tool(
+                "read_copy",
+                "读一份副本",
+                {"properties": {"name": {"type": "string"}}},
+                lambda name="a": ok({"rows": 5, "total": 9692}, [f"input/{name}.csv"]),
+            )
+        ]
+    )
+    result = run(ScriptedClient(wanders("read_copy", "name")), same, Budget.seed_table(), tmp_path)
+    assert result.stop_reason == "no_progress"
+    assert len({r["fingerprint"] for r in result.tool_results}) == 1
+    assert len({tuple(r["result"]["source"]) for r in result.tool_results}) == result.steps

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from agentlab.cli import main, parse_caps
+from agentlab.i18n import tr
 
 
 def test_run_prints_the_result_as_json(capsys):
@@ -21,7 +22,7 @@ def test_run_prints_the_result_as_json(capsys):
     assert code == 0
     assert result["status"] == "completed" and "显示器" in result["summary"]["answer"]
     assert "显示器" in out  # ensure_ascii is off
-    assert "scripted model 'honest_analyst' (asked for)" in err
+    assert tr("cli.scripted_asked", name="honest_analyst") in err
 
 
 def test_run_falls_back_to_a_scripted_model_and_says_so(capsys):
@@ -29,7 +30,8 @@ def test_run_falls_back_to_a_scripted_model_and_says_so(capsys):
     out, err = capsys.readouterr()
     assert code == 1  # one step cannot finish a two-step task
     assert json.loads(out)["stop_reason"] == "max_steps"
-    assert "using the scripted model 'honest_analyst'" in err and "AGENTLAB_OFFLINE" in err
+    assert tr("cli.scripted_fallback", name="honest_analyst", reason="") in err
+    assert "AGENTLAB_OFFLINE" in err
 
 
 def test_run_with_file_tools_and_streaming(capsys):
@@ -59,7 +61,7 @@ def test_demo_prints_every_scenario(capsys):
 def test_demo_streams_phases_live(capsys):
     assert main(["demo", "--stream"]) == 0
     out = capsys.readouterr().out
-    assert "step 1 decide   ok       -> analyze_csv" in out
+    assert f"{tr('cli.step', step=1)} decide   ok       -> analyze_csv" in out
     assert "TOOL_KILLED" in out
 
 
@@ -76,7 +78,10 @@ def test_sweep_writes_csv_and_charts(tmp_path, capsys):
     ]
     table = pd.read_csv(out_dir / "sweep.csv")
     assert len(table) == 20 * 12 and sorted(table["cap"].unique()) == list(range(1, 13))
-    assert "smallest cap reaching 95% completion" in capsys.readouterr().out
+    assert (
+        tr("cli.sweep.best", target="95%", cap=11, rate="100%", wasted=66)[:12]
+        in capsys.readouterr().out
+    )
 
 
 @pytest.mark.parametrize(
@@ -85,13 +90,13 @@ def test_sweep_writes_csv_and_charts(tmp_path, capsys):
         ([], "the following arguments are required"),
         (["fly"], "invalid choice"),
         (["run"], "question"),
-        (["run", "x", "--max-steps", "0"], "positive integer"),
+        (["run", "x", "--max-steps", "0"], tr("cli.not_positive", text="'0'")),
         (["run", "x", "--scripted", "genius"], "invalid choice"),
-        (["sweep", "--out", "o", "--caps", "5-1"], "invalid caps"),
-        (["sweep", "--out", "o", "--caps", "a"], "invalid caps"),
-        (["sweep", "--out", "o", "--caps", "0-3"], "positive"),
+        (["sweep", "--out", "o", "--caps", "5-1"], tr("cli.bad_caps", text="'5-1'")),
+        (["sweep", "--out", "o", "--caps", "a"], tr("cli.bad_caps", text="'a'")),
+        (["sweep", "--out", "o", "--caps", "0-3"], tr("cli.caps_positive")),
         (["sweep", "--caps", "1-3"], "--out"),
-        (["sweep", "--out", "o", "--target", "2"], "--target"),
+        (["sweep", "--out", "o", "--target", "2"], tr("cli.bad_target")),
     ],
 )
 def test_bad_arguments_give_one_line_and_exit_code_2(argv, fragment, capsys, tmp_path, monkeypatch):
@@ -107,7 +112,8 @@ def test_out_must_not_be_a_file(tmp_path, capsys):
     (tmp_path / "file").write_text("x", encoding="utf-8")
     with pytest.raises(SystemExit) as info:
         main(["sweep", "--out", str(tmp_path / "file"), "--caps", "1-2"])
-    assert info.value.code == 2 and "not a folder" in capsys.readouterr().err
+    expected = tr("cli.out_not_folder", path=str(tmp_path / "file"))
+    assert info.value.code == 2 and expected in capsys.readouterr().err
 
 
 def test_caps_parsing():
@@ -121,4 +127,4 @@ def test_python_dash_m_and_help_text():
         text=True,
         check=True,
     ).stdout
-    assert "--caps" in out and "population seed" in out
+    assert "--caps" in out and tr("cli.sweep.seed") in out

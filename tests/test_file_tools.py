@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agentlab.i18n import tr
 from agentlab.tools import file_tools, sandbox_copy
 from agentlab.tools.sales import REPO_DATA_DIR
 
@@ -114,7 +115,7 @@ def test_large_reads_are_capped_with_a_marker(sandbox):
     data = call(file_tools(sandbox, max_read_chars=100), "read_text", rel_path="big.txt")["data"]
     assert data["truncated"] is True and data["chars"] == 10_000
     assert data["text"].startswith("x" * 100)
-    assert data["text"].endswith("[truncated: showing 100 of 10000 characters]")
+    assert data["text"].endswith(tr("files.shown_part", shown=100, total=10000))
     assert len(data["text"]) < 200
 
 

@@ -10,7 +10,8 @@ For every run:
 - model requests <= ``max_steps * (1 + max_retries)``;
 - elapsed <= deadline + 50 ms, when there is a deadline;
 - the stop reason and the outcome (and the run status) agree;
-- every ``role: tool`` message answers exactly one earlier call;
+- every ``role: tool`` message answers exactly one earlier call, and is no
+  longer than ``max_tool_output_chars``;
 - the trace file is complete: ``start`` ... ``stop``, one ``decide`` event
   per model request and one ``tool`` event per tool result.
 
@@ -29,8 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentlab import OUTCOMES, STOP_REASONS, Budget, RunResult, run_agent
-from agentlab.clients import HttpError, Reply, ScriptedClient, ToolCall
-from agentlab.clients.scripted import Hang
+from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall
 from agentlab.result import BUDGET_STOPS
 from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.tools.registry import error
@@ -116,10 +116,11 @@ budgets = st.builds(
     repeat_hint_at=st.sampled_from([None, 2]),
     max_no_progress=st.sampled_from([None, 1, 3]),
     max_tool_calls_per_turn=st.sampled_from([None, 1, 2]),
-    max_tool_output_chars=st.sampled_from([None, 8000, 60]),
+    max_tool_output_chars=st.sampled_from([None, 8000, 200]),
     max_tokens=st.sampled_from([None, 400, 5000]),
     max_retries=st.integers(0, 2),
     retry_backoff_s=st.sampled_from([0.0, 0.005]),
+    wrap_up=st.booleans(),
 )
 scenarios = st.fixed_dictionaries(
     {
@@ -155,9 +156,13 @@ def check(result: RunResult, budget: Budget, elapsed: float, folded: bool) -> No
     assert result.outcome in allowed, (result.stop_reason, result.outcome)
     assert (result.status == "completed") == (result.outcome == "completed")
     if result.stop_reason == "answered":
-        assert result.answer is not None
+        assert result.answer is not None and result.partial_answer is None
     else:
         assert result.warnings, "a run that did not answer says why"
+    if result.partial_answer is not None:  # the wrap-up: a budget ran out, marked as such
+        assert budget.wrap_up and result.answer is None
+        assert result.stop_reason in ("max_steps", "deadline", "max_tokens")
+        assert result.outcome == "budget_exhausted" and result.status == "failed"
 
     assert result.steps <= budget.max_steps
     assert result.model_requests <= budget.max_steps * (1 + budget.max_retries)
@@ -167,6 +172,8 @@ def check(result: RunResult, budget: Budget, elapsed: float, folded: bool) -> No
     assert_well_formed(result.messages)
     tool_messages = [m for m in result.messages if m["role"] == "tool"]
     assert len(tool_messages) == len(result.tool_results)
+    if budget.max_tool_output_chars:  # what the model receives is bounded
+        assert all(len(m["content"]) <= budget.max_tool_output_chars for m in tool_messages)
     if not folded:  # what the model was told is what the record says it was told
         for message, record in zip(tool_messages, result.tool_results, strict=True):
             assert message["tool_call_id"] == record["call_id"]

@@ -7,8 +7,10 @@ import json
 import httpx2
 import pytest
 
-from agentlab import MAX_STEPS, Budget, run_agent
+from agentlab import DEMO_MAX_STEPS as MAX_STEPS
+from agentlab import Budget, run_agent
 from agentlab.clients import HttpError, Reply, ScriptedClient, ToolCall, call, say, scripted
+from agentlab.i18n import tr
 from agentlab.tools import sales_tools
 
 from .conftest import SEED_QUESTION, plain_client, write_csv
@@ -245,9 +247,35 @@ def test_works_with_any_openai_client_not_only_scripted_ones():
     assert result.outcome == "completed"
     assert result.answer == "显示器最高。"
     assert result.messages[3]["tool_call_id"] == "call_abc"
-    assert result.tokens == 0 and any("no usage" in w for w in result.warnings)
+    assert result.tokens == 0 and tr("model.no_usage") in result.warnings
 
 
 def test_budget_rejects_nonsense():
     with pytest.raises(ValueError):
         Budget(max_steps=0)
+
+
+def test_an_unwritable_trace_folder_is_a_warning_not_a_crash(tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the runs folder should be", encoding="utf-8")
+    result = run_agent(
+        SEED_QUESTION, client=scripted("honest_analyst"), tools=sales_tools(), trace_dir=blocked
+    )
+    assert result.outcome == "completed" and result.trace_path is None
+    assert result.events and result.events[-1]["event"] == "stop"  # kept in memory
+    assert any(str(blocked) in w for w in result.warnings)
+
+
+def test_a_full_disk_mid_run_is_a_warning_not_a_crash(tmp_path):
+    full = tmp_path / "runs" / "full-disk"
+    full.mkdir(parents=True)
+    (full / "trace.jsonl").symlink_to("/dev/full")  # every write fails with ENOSPC
+    result = run_agent(
+        SEED_QUESTION,
+        client=scripted("honest_analyst"),
+        tools=sales_tools(),
+        trace_dir=tmp_path / "runs",
+        task_id="full-disk",
+    )
+    assert result.outcome == "completed" and result.trace_path is None
+    assert any("full-disk" in w for w in result.warnings)

@@ -15,6 +15,7 @@ import httpx2
 import pytest
 
 from agentlab import Budget, run_agent
+from agentlab.i18n import tr
 from agentlab.tools import Tool, ToolRegistry, ok
 
 from .conftest import assert_well_formed, plain_client
@@ -100,7 +101,7 @@ def test_a_tool_call_without_an_id_gets_one_and_the_history_stays_paired():
     result = run(tool_turn(fn("echo", '{"text": "a"}', id=None)), ANSWER)
     assert result.outcome == "completed"
     assert_well_formed(result.messages)
-    assert any("missing or repeated id" in w for w in result.warnings)
+    assert tr("model.call_id_renamed", id="None") in result.warnings
 
 
 def test_a_service_that_reuses_ids_every_turn_is_renamed_apart():
@@ -113,14 +114,14 @@ def test_a_service_that_reuses_ids_every_turn_is_renamed_apart():
 def test_empty_choices_is_a_structured_model_error():
     result = run({**ANSWER, "choices": []})
     assert (result.stop_reason, result.outcome) == ("model_error", "model_error")
-    assert "no choices" in result.warnings[-1]
+    assert tr("model.no_choices") in result.warnings[-1]
     assert result.messages[-1]["role"] == "user"  # the history is kept
 
 
 def test_a_null_message_is_a_structured_model_error():
     result = run(completion(None))
     assert result.stop_reason == "model_error"
-    assert "unusable reply" in result.warnings[-1]
+    assert tr("model.bad_reply", error="")[:4] in result.warnings[-1]
 
 
 def test_an_unknown_role_is_read_as_the_assistant_turn():

@@ -7,6 +7,8 @@ import pytest
 
 from agentlab.clients import ModelConfigError, from_env, load_settings
 
+pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
+
 SECRET = "sk-test-0123456789abcdefSECRET"
 GENERIC = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": "https://llm.example/v1", "LLM_MODEL": "m1"}
 DASHSCOPE = {

@@ -14,6 +14,8 @@ from agentlab.tools.sales import analyze_csv
 
 from .conftest import write_csv
 
+pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
+
 
 def run(data_dir, relative_path):
     return sales_tools(data_dir).call("analyze_csv", json.dumps({"relative_path": relative_path}))

@@ -19,6 +19,8 @@ from agentlab.clients import (
     scripted,
 )
 
+pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
+
 MESSAGES = [{"role": "user", "content": "hi"}]
 
 
@@ -96,9 +98,9 @@ def test_policy_sees_the_conversation():
 def test_usage_follows_the_documented_estimate():
     client = ScriptedClient([say("abcdefgh")])
     response = client.chat.completions.create(model="m", messages=MESSAGES)
-    # the prompt is the messages as sent: compact JSON, plus one separator
+    # the prompt is the messages (and tools, none here) as compact JSON
     sent = json.dumps(MESSAGES, ensure_ascii=False, separators=(",", ":"))
-    prompt = math.ceil((len(sent.encode()) + len('"messages":,')) / 4)
+    prompt = math.ceil(len(sent.encode()) / 4)
     assert response.usage.prompt_tokens == prompt
     assert response.usage.completion_tokens == 2
     assert response.usage.total_tokens == prompt + 2
@@ -113,3 +115,16 @@ def test_unknown_behaviour_names_the_known_ones():
 def test_repr_holds_no_key():
     client = ScriptedClient([say("x")], name="demo")
     assert repr(client) == "ScriptedClient('demo', requests=0)"
+
+
+def test_with_options_and_copy_keep_the_script_and_the_record():
+    client = ScriptedClient([say("一"), say("二"), say("三")])
+    quick = client.with_options(timeout=5, max_retries=0)
+    twin = client.copy()
+    assert isinstance(quick, ScriptedClient) and quick.timeout == 5
+    answers = [
+        c.chat.completions.create(model="m", messages=MESSAGES).choices[0].message.content
+        for c in (client, quick, twin)
+    ]
+    assert answers == ["一", "二", "三"]  # one script, played in order across the copies
+    assert len(client.requests) == len(quick.requests) == 3

@@ -26,6 +26,8 @@ from agentlab.tools import sales_tools
 from .conftest import REPO
 from .fault_server import FaultServer
 
+pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
+
 KEY = "sk-agentlab-canary-0b9d47e1c3f2"
 
 

@@ -22,6 +22,8 @@ from agentlab.trace import read_trace
 
 from .fault_server import FaultServer
 
+pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
+
 KEY = "sk-agentlab-canary-5f3c9e2a7b"
 SLACK_S = 0.1  # generous: thread hand-over and socket close on a busy 2-core machine
 

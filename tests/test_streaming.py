@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentlab import Budget, run_agent
-from agentlab.clients import HttpError, Reply, ScriptedClient, ToolCall, call, say
+from agentlab.clients import Chunking, HttpError, Reply, ScriptedClient, ToolCall, call, say
 from agentlab.clients.behaviours import honest_analyst, todo_clerk
-from agentlab.clients.scripted import Chunking
-from agentlab.streaming import ToolCallAssembler, stream_turn
+from agentlab.request import request_turn
+from agentlab.streaming import ToolCallAssembler
 from agentlab.tools import file_tools, sales_tools
 
 TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"
@@ -99,7 +99,9 @@ def test_a_name_repeated_in_every_fragment_is_not_doubled():
 def test_the_sdk_streams_scripted_fragments_back_together(chunking):
     client = ScriptedClient([TWO_CALLS], chunking=chunking)
     shown = []
-    turn = stream_turn(client, "m", [{"role": "user", "content": "x"}], [], shown.append)
+    turn = request_turn(
+        client, "m", [{"role": "user", "content": "x"}], [], stream=True, on_text=shown.append
+    )
     assert "".join(shown) == "先读两个文件。\n"
     assert turn.content == "先读两个文件。"
     assert [(c.id, c.name, json.loads(c.arguments)) for c in turn.calls] == [
@@ -127,7 +129,9 @@ def test_any_cut_of_any_arguments_reassembles(arguments, size, interleave):
     raw = json.dumps(arguments, ensure_ascii=False)
     reply = Reply(tool_calls=(ToolCall("a", raw), ToolCall("b", raw[::-1])))
     client = ScriptedClient([reply], chunking=Chunking(argument_size=size, interleave=interleave))
-    turn = stream_turn(client, "m", [{"role": "user", "content": "x"}], [], None)
+    turn = request_turn(
+        client, "m", [{"role": "user", "content": "x"}], [], stream=True, on_text=None
+    )
     assert [c.arguments for c in turn.calls] == [raw, raw[::-1]]
 
 

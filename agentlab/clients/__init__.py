@@ -1,32 +1,26 @@
 """Model clients. Every one is a real ``openai.OpenAI``.
 
-- :mod:`agentlab.clients.scripted`: ``ScriptedClient`` and the turn types
-  (``Reply``, ``ToolCall``, ``HttpError``, ``Hang``, ``say``, ``call``) and
-  ``Chunking`` for streamed replies.
+- :mod:`agentlab.clients.script`: what a scripted model says and sees — the
+  turns (``Reply``, ``ToolCall``, ``HttpError``, ``Hang``, ``say``, ``call``)
+  and the ``Conversation`` a policy reads.
+- :mod:`agentlab.clients.wire`: the JSON and server-sent events a service
+  sends (``Chunking`` says how streamed replies are cut).
+- :mod:`agentlab.clients.scripted`: ``ScriptedClient``, answered in process.
 - :mod:`agentlab.clients.behaviours`: ready-made policies and ``scripted()``.
 - :mod:`agentlab.clients.real`: ``from_env()`` for an OpenAI-compatible service.
 """
 
-from .behaviours import BEHAVIOURS, honest_analyst, never_stops, scripted
+from .behaviours import BEHAVIOURS, honest_analyst, never_stops, scripted, todo_clerk
 from .real import ModelConfigError, ModelSettings, from_env, load_settings
-from .scripted import (
-    Chunking,
-    Conversation,
-    Hang,
-    HttpError,
-    RecordedRequest,
-    Reply,
-    ScriptedClient,
-    ToolCall,
-    call,
-    estimate_tokens,
-    say,
-)
+from .script import Conversation, Exchange, Hang, HttpError, Reply, ToolCall, call, say
+from .scripted import RecordedRequest, ScriptedClient
+from .wire import Chunking, estimate_tokens
 
 __all__ = [
     "BEHAVIOURS",
     "Chunking",
     "Conversation",
+    "Exchange",
     "Hang",
     "HttpError",
     "ModelConfigError",
@@ -43,4 +37,5 @@ __all__ = [
     "never_stops",
     "say",
     "scripted",
+    "todo_clerk",
 ]

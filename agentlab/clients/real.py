@@ -35,6 +35,8 @@ from dotenv import dotenv_values, find_dotenv
 from dotenv.parser import parse_stream
 from openai import OpenAI
 
+from ..i18n import tr
+
 
 @dataclass(frozen=True)
 class Provider:
@@ -104,9 +106,7 @@ def load_settings(
     """Read the settings from ``environ`` (default ``os.environ``) and ``.env``."""
     environ = os.environ if environ is None else environ
     if environ.get("AGENTLAB_OFFLINE"):
-        raise ModelConfigError(
-            "real models are switched off (AGENTLAB_OFFLINE is set, as under `make test`)"
-        )
+        raise ModelConfigError(tr("config.offline"))
     values = {**read_env_file(env_file), **{k: v for k, v in environ.items() if v}}
 
     partial = []
@@ -117,14 +117,10 @@ def load_settings(
             return _checked(provider, values)
         if present:
             missing = ", ".join(v for v in wanted if v not in present)
-            partial.append(f"{provider.name} settings are incomplete: missing {missing}")
+            partial.append(tr("config.incomplete", provider=provider.name, missing=missing))
     if partial:
-        raise ModelConfigError("; ".join(partial) + " (see .env.example)")
-    raise ModelConfigError(
-        "no real model configured: in .env set LLM_API_KEY, LLM_BASE_URL and LLM_MODEL, "
-        "or DASHSCOPE_API_KEY, MODEL_BASE_URL and MODEL_NAME, or DEEPSEEK_API_KEY, "
-        "or OLLAMA_MODEL (see .env.example)"
-    )
+        raise ModelConfigError(tr("config.see_example", problems="; ".join(partial)))
+    raise ModelConfigError(tr("config.nothing"))
 
 
 def from_env(env_file: str | Path | None = None, timeout: float = 60.0) -> OpenAI:
@@ -138,18 +134,20 @@ def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
     path = Path(env_file) if env_file else Path(find_dotenv(usecwd=True) or ".env")
     if not path.is_file():
         if env_file:
-            raise ModelConfigError(f"env file {str(path)!r} does not exist")
+            raise ModelConfigError(tr("config.no_env_file", path=str(path)))
         return {}
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ModelConfigError(f"cannot read {path.name}: {type(exc).__name__}") from None
+        raise ModelConfigError(
+            tr("config.unreadable", name=path.name, error=type(exc).__name__)
+        ) from None
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
             # The parser counts blank lines before a bad line as part of it.
             text = binding.original.string
             line = binding.original.line + text[: len(text) - len(text.lstrip())].count("\n")
-            raise ModelConfigError(f"{path.name} line {line} is not of the form KEY=VALUE")
+            raise ModelConfigError(tr("config.bad_line", name=path.name, line=line))
     values = dotenv_values(stream=io.StringIO(text))
     return {k: v for k, v in values.items() if v}
 
@@ -159,15 +157,11 @@ def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
     url = (values.get(provider.url_var) or provider.default_url or "").strip()
     model = (values.get(provider.model_var) or provider.default_model or "").strip()
     if provider.key_var and any(marker in key.lower() for marker in PLACEHOLDER_MARKERS):
-        raise ModelConfigError(f"{provider.key_var} still holds the placeholder from .env.example")
+        raise ModelConfigError(tr("config.placeholder", name=provider.key_var))
     if not url.startswith(("http://", "https://")):
-        raise ModelConfigError(
-            f"{provider.url_var} must be an http(s) URL ending in /v1 or similar"
-        )
+        raise ModelConfigError(tr("config.bad_url", name=provider.url_var))
     if any(marker in url.upper() for marker in ("YOUR_", "REPLACE")):
-        raise ModelConfigError(f"{provider.url_var} still holds the placeholder from .env.example")
+        raise ModelConfigError(tr("config.placeholder", name=provider.url_var))
     if "replace-with" in model:
-        raise ModelConfigError(
-            f"{provider.model_var} still holds the placeholder from .env.example"
-        )
+        raise ModelConfigError(tr("config.placeholder", name=provider.model_var))
     return ModelSettings(provider=provider.name, base_url=url, model=model, api_key=key)

@@ -22,13 +22,14 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..i18n import tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
 from .sales import REPO_DATA_DIR
 from .sandbox import resolve_inside
 
 MAX_READ_CHARS = 4000
-PATH_PARAM = {"type": "string", "description": "Path relative to the sandbox root, e.g. notes.md"}
-TEXT_PARAM = {"type": "string", "description": "UTF-8 text"}
+PATH_PARAM = {"type": "string", "description": "相对于沙盒根目录的路径，例如 notes.md"}
+TEXT_PARAM = {"type": "string", "description": "UTF-8 文本"}
 PATH_ONLY = {"properties": {"rel_path": PATH_PARAM}, "required": ["rel_path"]}
 WRITE_FIELDS = {"rel_path": PATH_PARAM, "text": TEXT_PARAM}
 PATH_AND_TEXT = {"properties": WRITE_FIELDS, "required": list(WRITE_FIELDS)}
@@ -46,7 +47,7 @@ def list_dir(root: Path, rel_path: str = ".") -> ToolResult:
     if isinstance(folder, dict):
         return folder
     if not folder.is_dir():
-        return error("FILE_NOT_FOUND", f"no folder named {rel_path!r} in the sandbox")
+        return error("FILE_NOT_FOUND", tr("files.no_folder", name=repr(rel_path)))
     base = root.resolve()
     files = sorted(
         p.relative_to(base).as_posix()
@@ -61,16 +62,20 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
     if isinstance(path, dict):
         return path
     if not path.is_file():
-        return error("FILE_NOT_FOUND", f"no file named {rel_path!r} in the sandbox", [rel_path])
+        return error("FILE_NOT_FOUND", tr("files.no_file", name=repr(rel_path)), [rel_path])
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        return error("NOT_UTF8", f"{rel_path!r} is not UTF-8 text", [rel_path])
+        return error("NOT_UTF8", tr("files.not_utf8", name=repr(rel_path)), [rel_path])
     except OSError as exc:
-        return error("READ_FAILED", f"could not read {rel_path!r}: {exc.strerror}", [rel_path])
+        return error(
+            "READ_FAILED",
+            tr("files.read_failed", name=repr(rel_path), error=exc.strerror),
+            [rel_path],
+        )
     shown, truncated = text, len(text) > max_chars
     if truncated:  # a huge file must not flood the model's context
-        shown = text[:max_chars] + f"\n…[truncated: showing {max_chars} of {len(text)} characters]"
+        shown = text[:max_chars] + "\n" + tr("files.shown_part", shown=max_chars, total=len(text))
     return ok(
         {"path": rel_path, "text": shown, "chars": len(text), "truncated": truncated}, [rel_path]
     )
@@ -81,13 +86,17 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
     if isinstance(path, dict):
         return path
     if path == root.resolve() or path.is_dir():
-        return error("NOT_A_FILE", f"{rel_path!r} is a folder", [rel_path])
+        return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a" if append else "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        return error("WRITE_FAILED", f"could not write {rel_path!r}: {exc.strerror}", [rel_path])
+        return error(
+            "WRITE_FAILED",
+            tr("files.write_failed", name=repr(rel_path), error=exc.strerror),
+            [rel_path],
+        )
     verb = "appended" if append else "wrote"
     return ok({"path": rel_path, "chars": len(text), "action": verb}, [rel_path])
 
@@ -108,25 +117,25 @@ def file_tools(
     available = {
         "list_dir": Tool(
             "list_dir",
-            "List every file in the sandbox (or in one of its folders), one relative path each.",
+            "列出沙盒里（或其中某个目录下）的所有文件，每个文件一条相对路径。",
             {"properties": {"rel_path": PATH_PARAM}},
             lambda rel_path=".": list_dir(root, rel_path),
         ),
         "read_text": Tool(
             "read_text",
-            "Read a UTF-8 text file in the sandbox. Very long files are cut with a marker.",
+            "读取沙盒里的一个 UTF-8 文本文件；特别长的文件会被截断并标明。",
             PATH_ONLY,
             lambda rel_path: read_text(root, rel_path, max_read_chars),
         ),
         "write_text": Tool(
             "write_text",
-            "Create or overwrite a UTF-8 text file in the sandbox (folders are created).",
+            "在沙盒里新建或覆盖一个 UTF-8 文本文件（会自动创建目录）。",
             PATH_AND_TEXT,
             lambda rel_path, text: write_text(root, rel_path, text),
         ),
         "append_text": Tool(
             "append_text",
-            "Append UTF-8 text to a file in the sandbox, creating it if needed.",
+            "在沙盒里的文件末尾追加 UTF-8 文本，文件不存在时新建。",
             PATH_AND_TEXT,
             lambda rel_path, text: append_text(root, rel_path, text),
         ),

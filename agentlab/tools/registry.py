@@ -6,13 +6,18 @@ The registry is the one place that turns that request into a Python call:
 1. the name must be registered (whitelist dispatch, ``UNKNOWN_TOOL``);
 2. the arguments must parse as a JSON object that fits the tool's schema
    (required keys, types, no extra keys: ``INVALID_ARGUMENTS``);
-3. the function runs; whatever it raises becomes an error result
-   (``TOOL_EXCEPTION``), never an exception out of the agent loop.
+3. the function runs within the time it is given; whatever it raises
+   becomes an error result (``TOOL_EXCEPTION``), never an exception out of
+   the agent loop, and a call that does not return in time is abandoned
+   (``TOOL_ABANDONED``) or, for an isolated tool, killed (``TOOL_KILLED``).
 
 Every answer is a structured *tool result*:
 ``{"status": "ok"|"error", "data", "source", "error": {"code", "message"}}``.
 ``status`` is the **tool status** of one execution. It says nothing about
 whether the run as a whole succeeded (that is the run status).
+
+It also spells a call's arguments one canonical way (:func:`call_key`), so
+that the same call is recognised however the model wrote it.
 
 This module deliberately does not know about budgets, the loop or the model:
 it executes one call and reports what happened.
@@ -21,9 +26,14 @@ it executes one call and reports what happened.
 from __future__ import annotations
 
 import json
+import posixpath
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from ..deadline import TimedOut, run_in_child, run_within
+from ..i18n import tr
 
 ToolResult = dict[str, Any]
 
@@ -56,9 +66,16 @@ class Tool:
     description: str
     parameters: dict[str, Any]
     function: Callable[..., ToolResult]
-    # Run in a child process that is killed when the run's time is up. The
-    # function must then be defined at module level (it is sent by name).
     isolated: bool = False
+    """Run in a child process that is killed when the time is up. The
+    function must then be picklable (defined at module level)."""
+
+    def __post_init__(self) -> None:
+        unknown = unchecked_keywords(self.parameters)
+        if unknown:
+            raise ValueError(
+                tr("registry.unchecked_schema", name=self.name, keywords=", ".join(unknown))
+            )
 
     def schema(self) -> dict[str, Any]:
         """The entry for the ``tools=`` list of a chat-completions request."""
@@ -72,6 +89,7 @@ class Tool:
         }
 
     def strict_parameters(self) -> dict[str, Any]:
+        """``parameters`` as an object schema refusing keys it does not name."""
         params = {"type": "object", "properties": {}, **self.parameters}
         params.setdefault("additionalProperties", False)
         return params
@@ -91,61 +109,81 @@ class ToolRegistry:
         self._tools[tool.name] = tool
         return tool
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._tools
-
-    def __len__(self) -> int:
-        return len(self._tools)
-
     @property
     def names(self) -> list[str]:
         return list(self._tools)
-
-    def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
 
     def schemas(self) -> list[dict[str, Any]]:
         """The ``tools=`` list sent to the model, in registration order."""
         return [tool.schema() for tool in self._tools.values()]
 
     def call(self, name: str, arguments_json: str | None) -> ToolResult:
-        """Run one tool call exactly as the model asked for it."""
-        prepared = self.prepare(name, arguments_json)
-        if isinstance(prepared, dict):
-            return prepared
-        tool, arguments = prepared
-        return execute(tool, arguments)
+        """Run one tool call exactly as the model asked for it (no time limit)."""
+        return self.run(name, arguments_json).result
 
-    def prepare(
-        self, name: str, arguments_json: str | None
-    ) -> tuple[Tool, dict[str, Any]] | ToolResult:
-        """The tool and its checked arguments, or the error result explaining why not."""
+    def run(self, name: str, arguments_json: str | None, seconds: float | None = None) -> ToolRun:
+        """Run one call within ``seconds`` (``None``: no limit). Never raises."""
         tool = self._tools.get(name)
         if tool is None:
-            allowed = ", ".join(self._tools) or "(none)"
-            return error("UNKNOWN_TOOL", f"no tool named {name!r}; allowed tools: {allowed}")
+            allowed = ", ".join(self._tools) or tr("registry.no_tools")
+            return ToolRun(
+                error("UNKNOWN_TOOL", tr("registry.unknown_tool", name=name, allowed=allowed))
+            )
         arguments = parse_arguments(arguments_json)
-        if isinstance(arguments, str):
-            return error("INVALID_ARGUMENTS", arguments)
+        if isinstance(arguments, str):  # a message saying why they are unusable
+            return ToolRun(error("INVALID_ARGUMENTS", arguments))
         problem = schema_problem(tool.strict_parameters(), arguments)
         if problem:
-            return error("INVALID_ARGUMENTS", f"{name}: {problem}")
-        return tool, arguments
+            return ToolRun(error("INVALID_ARGUMENTS", f"{name}: {problem}"))
+        if tool.isolated:
+            return _run_isolated(tool, arguments, seconds)
+        try:
+            return ToolRun(run_within(lambda: _execute(tool, arguments), seconds, "tool"))
+        except TimedOut:
+            return ToolRun(error("TOOL_ABANDONED", tr("registry.abandoned", name=name)), late=True)
 
 
-def execute(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
+@dataclass
+class ToolRun:
+    """What running one call gave: its result, and whether the time ran out."""
+
+    result: ToolResult
+    late: bool = False
+    """The call did not return in time (abandoned, or killed if isolated)."""
+    process: dict[str, Any] | None = None
+    """Isolated tools: ``pid``, ``exitcode`` and ``killed`` of the child process."""
+
+
+def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
     """Call the tool's function; whatever it raises or returns becomes a result."""
     try:
         result = tool.function(**arguments)
     except Exception as exc:  # a tool bug must not end the run
-        return error("TOOL_EXCEPTION", f"{tool.name} raised {type(exc).__name__}: {exc}")
-    return checked_result(tool.name, result)
+        return error(
+            "TOOL_EXCEPTION",
+            tr("registry.raised", name=tool.name, error=f"{type(exc).__name__}: {exc}"),
+        )
+    return _checked(tool.name, result)
 
 
-def checked_result(name: str, result: Any) -> ToolResult:
-    if not is_tool_result(result):
-        return error("TOOL_EXCEPTION", f"{name} returned something that is not a tool result")
-    return result
+def _run_isolated(tool: Tool, arguments: dict[str, Any], seconds: float | None) -> ToolRun:
+    outcome = run_in_child(tool.function, arguments, seconds)
+    process = {"pid": outcome.pid, "exitcode": outcome.exitcode, "killed": outcome.killed}
+    if outcome.killed:
+        return ToolRun(error("TOOL_KILLED", tr("registry.killed", name=tool.name)), True, process)
+    if outcome.error:
+        message = tr("registry.raised", name=tool.name, error=outcome.error)
+        return ToolRun(error("TOOL_EXCEPTION", message), process=process)
+    return ToolRun(_checked(tool.name, outcome.value), process=process)
+
+
+def _checked(name: str, result: Any) -> ToolResult:
+    is_result = (
+        isinstance(result, dict)
+        and result.get("status") in ("ok", "error")
+        and {"data", "source", "error"} <= result.keys()
+    )
+    return result if is_result else error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
 
 
 def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
@@ -156,12 +194,59 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
         parsed = json.loads(arguments_json)
     except json.JSONDecodeError as exc:
         shown = arguments_json if len(arguments_json) <= 200 else arguments_json[:200] + "..."
-        return f"arguments are not valid JSON ({exc.msg} at position {exc.pos}): {shown}"
+        return tr("registry.bad_json", reason=exc.msg, position=exc.pos, shown=shown)
     if not isinstance(parsed, dict):
-        return f"arguments must be a JSON object, got {type(parsed).__name__}"
+        return tr("registry.not_an_object", type=type(parsed).__name__)
     return parsed
 
 
+def canonical_arguments(arguments_json: str | None) -> str:
+    """The arguments spelled one way: keys sorted, no spaces, paths normalised.
+
+    Text that is not JSON is kept as sent (stripped). Example:
+    ``'{ "relative_path": "./sales.csv" }'`` -> ``'{"relative_path":"sales.csv"}'``.
+    """
+    try:
+        parsed = json.loads(arguments_json) if arguments_json and arguments_json.strip() else {}
+    except json.JSONDecodeError:
+        return (arguments_json or "").strip()
+    spelled = _normalise_paths(parsed)
+    return json.dumps(spelled, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def call_key(name: str, arguments_json: str | None) -> str:
+    """Tool name and canonical arguments: calls with the same key are the same call.
+
+    Example: ``call_key("analyze_csv", '{"relative_path": "./sales.csv"}')`` ->
+    ``'analyze_csv:{"relative_path":"sales.csv"}'``.
+    """
+    return f"{name}:{canonical_arguments(arguments_json)}"
+
+
+def _normalise_paths(value: Any, key: str = "") -> Any:
+    """``./a.csv`` and ``a.csv`` are one path: normalise values of keys ending in "path"."""
+    if isinstance(value, dict):
+        return {k: _normalise_paths(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normalise_paths(v) for v in value]
+    if isinstance(value, str) and key.endswith("path") and value.strip():
+        return posixpath.normpath(value.strip())
+    return value
+
+
+# The argument check understands these keywords. A schema using any other
+# (anyOf, $ref, format, ...) is refused when the tool is created, so nothing a
+# schema says goes silently unchecked. tests/test_registry.py checks the
+# verdicts against the jsonschema package, which does it all but takes over a
+# second to import in the course's environment.
+CHECKED_KEYWORDS = frozenset(
+    {
+        "type", "enum", "const", "properties", "required", "additionalProperties", "items",
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "minLength", "maxLength", "pattern", "minItems", "maxItems",
+    }
+)  # fmt: skip
+ANNOTATIONS = frozenset({"description", "title", "default", "examples", "$comment"})
 JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int,),
@@ -173,64 +258,115 @@ JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str | None:
-    """The first way ``arguments`` break an object ``schema``, or None if they fit.
+def unchecked_keywords(schema: dict[str, Any], where: str = "") -> list[str]:
+    """Keywords of ``schema`` (and its nested schemas) the argument check does not know.
 
-    Covers what tool schemas use: ``required``, ``additionalProperties:
-    false``, ``type`` (one or a list), ``enum``, nested ``properties`` and
-    array ``items``. (The ``jsonschema`` package does more, but takes about a
-    second to import; this is all a tool call needs.)
+    Example: ``{"properties": {"n": {"anyOf": [...]}}}`` -> ``["n.anyOf"]``.
     """
-    properties = schema.get("properties", {})
-    missing = [key for key in schema.get("required", []) if key not in arguments]
-    if missing:
-        return f"missing required argument(s): {', '.join(missing)}"
-    if schema.get("additionalProperties") is False:
-        extra = sorted(set(arguments) - set(properties))
-        if extra:
-            allowed = ", ".join(properties) or "none"
-            return f"unexpected argument(s): {', '.join(extra)} (allowed: {allowed})"
-    for key, value in arguments.items():
-        problem = value_problem(value, properties.get(key, {}))
-        if problem:
-            return f"{key}: {problem}"
-    return None
+    found = [f"{where}{k}" for k in schema if k not in CHECKED_KEYWORDS | ANNOTATIONS]
+    for name, spec in (schema.get("properties") or {}).items():
+        if isinstance(spec, dict):
+            found += unchecked_keywords(spec, f"{where}{name}.")
+    if isinstance(schema.get("items"), dict):
+        found += unchecked_keywords(schema["items"], f"{where}items.")
+    return found
 
 
-def value_problem(value: Any, spec: dict[str, Any]) -> str | None:
-    expected = spec.get("type")
+def schema_problem(schema: dict[str, Any], value: Any) -> str | None:
+    """The first way ``value`` breaks ``schema``, or None if it fits.
+
+    Example: ``schema_problem({"type": "integer", "minimum": 1}, 0)`` ->
+    ``"不能小于 1，实际是 0"``.
+    """
+    expected = schema.get("type")
     if expected is not None:
         names = expected if isinstance(expected, list) else [expected]
         if not any(_is_json_type(value, name) for name in names):
-            return f"expected {' or '.join(names)}, got {_json_type_name(value)}"
-    if "enum" in spec and value not in spec["enum"]:
-        return f"must be one of {spec['enum']}, got {value!r}"
-    if isinstance(value, list) and "items" in spec:
-        for i, item in enumerate(value):
-            problem = value_problem(item, spec["items"])
+            return tr("registry.wrong_type", expected=" | ".join(names), actual=_json_type(value))
+    if "enum" in schema and not any(_same(value, v) for v in schema["enum"]):
+        return tr("registry.not_in_enum", allowed=schema["enum"], value=repr(value))
+    if "const" in schema and not _same(value, schema["const"]):
+        return tr("registry.not_const", expected=repr(schema["const"]), value=repr(value))
+    if _is_json_type(value, "number"):
+        return _number_problem(schema, value)
+    if isinstance(value, str):
+        return _string_problem(schema, value)
+    if isinstance(value, list):
+        return _array_problem(schema, value)
+    if isinstance(value, dict):
+        return _object_problem(schema, value)
+    return None
+
+
+def _object_problem(schema: dict[str, Any], value: dict[str, Any]) -> str | None:
+    properties = schema.get("properties") or {}
+    missing = [key for key in schema.get("required", []) if key not in value]
+    if missing:
+        return tr("registry.missing_required", names=", ".join(missing))
+    if schema.get("additionalProperties") is False:
+        extra = sorted(set(value) - set(properties))
+        if extra:
+            allowed = ", ".join(properties) or tr("registry.none")
+            return tr("registry.unexpected", names=", ".join(extra), allowed=allowed)
+    for key, item in value.items():
+        problem = schema_problem(properties.get(key, {}), item)
+        if problem:
+            return tr("registry.field", name=key, problem=problem)
+    return None
+
+
+def _number_problem(schema: dict[str, Any], value: float) -> str | None:
+    if "minimum" in schema and value < schema["minimum"]:
+        return tr("registry.too_small", limit=schema["minimum"], value=value)
+    if "maximum" in schema and value > schema["maximum"]:
+        return tr("registry.too_large", limit=schema["maximum"], value=value)
+    if "exclusiveMinimum" in schema and value <= schema["exclusiveMinimum"]:
+        return tr("registry.not_above", limit=schema["exclusiveMinimum"], value=value)
+    if "exclusiveMaximum" in schema and value >= schema["exclusiveMaximum"]:
+        return tr("registry.not_below", limit=schema["exclusiveMaximum"], value=value)
+    return None
+
+
+def _string_problem(schema: dict[str, Any], value: str) -> str | None:
+    if len(value) < schema.get("minLength", 0):
+        return tr("registry.too_short", limit=schema["minLength"], length=len(value))
+    if "maxLength" in schema and len(value) > schema["maxLength"]:
+        return tr("registry.too_long", limit=schema["maxLength"], length=len(value))
+    if "pattern" in schema and not re.search(schema["pattern"], value):
+        return tr("registry.no_match", pattern=schema["pattern"])
+    return None
+
+
+def _array_problem(schema: dict[str, Any], value: list[Any]) -> str | None:
+    if len(value) < schema.get("minItems", 0):
+        return tr("registry.too_few_items", limit=schema["minItems"], count=len(value))
+    if "maxItems" in schema and len(value) > schema["maxItems"]:
+        return tr("registry.too_many_items", limit=schema["maxItems"], count=len(value))
+    if isinstance(schema.get("items"), dict):
+        for index, item in enumerate(value):
+            problem = schema_problem(schema["items"], item)
             if problem:
-                return f"item {i}: {problem}"
-    if isinstance(value, dict) and "properties" in spec:
-        return schema_problem(spec, value)
+                return tr("registry.item", index=index, problem=problem)
     return None
 
 
 def _is_json_type(value: Any, name: str) -> bool:
     if isinstance(value, bool) and name in ("integer", "number"):
         return False  # True is an int in Python, not a number in JSON
+    if name == "integer" and isinstance(value, float):
+        return value.is_integer()  # JSON does not tell 1 from 1.0
     return isinstance(value, JSON_TYPES.get(name, (object,)))
 
 
-def _json_type_name(value: Any) -> str:
+def _json_type(value: Any) -> str:
     for name in JSON_TYPES:
         if _is_json_type(value, name):
             return name
     return type(value).__name__
 
 
-def is_tool_result(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and value.get("status") in ("ok", "error")
-        and {"data", "source", "error"} <= value.keys()
-    )
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: 1 == 1.0, but True is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from ..i18n import tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
 from .sandbox import resolve_inside
 
@@ -29,10 +30,10 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
         return path
     source = [f"input/{path.relative_to(input_dir.resolve()).as_posix()}"]
     if not path.is_file():
-        return error("FILE_NOT_FOUND", f"no CSV file named {relative_path!r} in input/", source)
+        return error("FILE_NOT_FOUND", tr("csv.not_found", name=repr(relative_path)), source)
     size = path.stat().st_size
     if size > MAX_CSV_BYTES:
-        message = f"the file has {size} bytes; analyze_csv reads at most {MAX_CSV_BYTES}"
+        message = tr("csv.too_large", size=size, limit=MAX_CSV_BYTES)
         return error("FILE_TOO_LARGE", message, source)
 
     try:
@@ -40,27 +41,33 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
             if reader.fieldnames is None:
-                return error("EMPTY_CSV", "the file is empty", source)
+                return error("EMPTY_CSV", tr("csv.empty_file"), source)
             missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames]
             if missing:
-                return error("INVALID_CSV", f"missing column(s): {', '.join(missing)}", source)
+                return error(
+                    "INVALID_CSV", tr("csv.missing_columns", columns=", ".join(missing)), source
+                )
             revenue: dict[str, int] = {}
             rows = 0
             for row in reader:
                 problem = _row_problem(row)
                 if problem:
-                    return error("INVALID_ROW", f"line {reader.line_num}: {problem}", source)
+                    return error(
+                        "INVALID_ROW",
+                        tr("csv.bad_row", line=reader.line_num, problem=problem),
+                        source,
+                    )
                 category = row["category"].strip()
                 amount = int(row["quantity"]) * int(row["unit_price"])
                 revenue[category] = revenue.get(category, 0) + amount
                 rows += 1
     except UnicodeDecodeError:
-        return error("INVALID_CSV", "the file is not UTF-8 text", source)
+        return error("INVALID_CSV", tr("csv.not_utf8"), source)
     except (OSError, csv.Error) as exc:
-        return error("INVALID_CSV", f"could not read the CSV: {exc}", source)
+        return error("INVALID_CSV", tr("csv.unreadable", error=exc), source)
 
     if rows == 0:
-        return error("EMPTY_CSV", "the CSV has a header but no data rows", source)
+        return error("EMPTY_CSV", tr("csv.no_rows"), source)
 
     ranked = sorted(revenue.items(), key=lambda item: (-item[1], item[0]))
     return ok(
@@ -77,13 +84,13 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
 
 def _row_problem(row: dict[str, str | None]) -> str | None:
     if None in row:
-        return "the row has more fields than the header"
+        return tr("csv.too_many_fields")
     if not (row.get("category") or "").strip():
-        return "the category is empty"
+        return tr("csv.empty_category")
     for column in ("quantity", "unit_price"):
         text = (row.get(column) or "").strip()
         if not (text.isascii() and text.isdigit()):
-            return f"{column} must be a non-negative integer, got {text!r}"
+            return tr("csv.not_a_count", column=column, value=repr(text))
     return None
 
 
@@ -99,15 +106,14 @@ def sales_tools(data_dir: str | Path | None = None) -> ToolRegistry:
             Tool(
                 name="analyze_csv",
                 description=(
-                    "Read a sales CSV (columns category, quantity, unit_price) from the "
-                    "input/ folder and return revenue per category, the total revenue "
-                    "and the top category."
+                    "读取 input/ 目录下的销售 CSV（列为 category、quantity、unit_price），"
+                    "返回各类别销售额、总销售额和销售额最高的类别。"
                 ),
                 parameters={
                     "properties": {
                         "relative_path": {
                             "type": "string",
-                            "description": "File name relative to input/, e.g. sales.csv",
+                            "description": "相对于 input/ 的文件名，例如 sales.csv",
                         }
                     },
                     "required": ["relative_path"],

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from ..i18n import tr
 from .registry import ToolResult, error
 
 MAX_PATH_CHARS = 1024
@@ -32,29 +33,30 @@ def resolve_inside(root: Path, relative_path: object) -> Path | ToolResult:
     """``root / relative_path`` resolved, or a ``PATH_NOT_ALLOWED`` result."""
     refusal = _refuse(relative_path)
     if refusal:
-        return error("PATH_NOT_ALLOWED", f"{refusal}: {_shown(relative_path)}")
+        return error(
+            "PATH_NOT_ALLOWED", tr("sandbox.refused", why=refusal, path=_shown(relative_path))
+        )
     root = root.resolve()
     target = (root / str(relative_path)).resolve()
     if not target.is_relative_to(root):
-        message = f"{_shown(relative_path)} leads outside the allowed folder"
-        return error("PATH_NOT_ALLOWED", message)
+        return error("PATH_NOT_ALLOWED", tr("sandbox.outside", path=_shown(relative_path)))
     return target
 
 
 def _refuse(relative_path: object) -> str | None:
     if not isinstance(relative_path, str) or not relative_path.strip():
-        return "the path must be a non-empty relative path"
+        return tr("sandbox.empty")
     if "\x00" in relative_path:
-        return "the path contains a NUL byte"
+        return tr("sandbox.nul")
     if "\\" in relative_path:
-        return "use '/' as the separator; backslashes are not allowed"
+        return tr("sandbox.backslash")
     posix = PurePosixPath(relative_path)
     if posix.is_absolute() or (len(relative_path) > 1 and relative_path[1] == ":"):
-        return "only relative paths are allowed"
+        return tr("sandbox.absolute")
     if ".." in posix.parts:
-        return "'..' is not allowed in a path"
+        return tr("sandbox.dotdot")
     if len(relative_path) > MAX_PATH_CHARS or len(posix.parts) > MAX_PATH_PARTS:
-        return f"the path is longer than {MAX_PATH_CHARS} characters or {MAX_PATH_PARTS} folders"
+        return tr("sandbox.too_long", chars=MAX_PATH_CHARS, parts=MAX_PATH_PARTS)
     return None
 
 

@@ -1,0 +1,164 @@
+"""The wire format of a chat-completions service, for fake services.
+
+Given a scripted :class:`~agentlab.clients.script.Reply`, this module builds
+exactly what an OpenAI-compatible service sends back:
+
+- :func:`completion_body`: the JSON of a non-streamed ``chat.completion``;
+- :func:`stream_chunks` + :func:`sse`: the ``chat.completion.chunk`` objects of
+  a streamed reply, cut up as :class:`Chunking` says, as server-sent events;
+- :func:`usage_block`: a ``usage`` block from :func:`estimate_tokens`;
+- :func:`error_body`: the JSON of an HTTP error.
+
+The scripted client and the test suite's loopback fault server both use it,
+so replies look the same whether they travel in process or over a socket.
+It does not decide what to say (that is the script) nor answer requests.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .script import Reply
+
+
+@dataclass(frozen=True)
+class Chunking:
+    """How a streamed reply is cut into chunks.
+
+    ``missing_index`` (continuation fragments carry no ``index``) and
+    ``same_index`` (every parallel call says ``index: 0``, with distinct ids)
+    imitate real providers; in those modes calls are sent one after another,
+    since interleaving them would be ambiguous for any client.
+    """
+
+    text_size: int = 6
+    """Characters of text per chunk."""
+    argument_size: int = 7
+    """Characters of JSON arguments per fragment."""
+    interleave: bool = True
+    """Parallel calls' fragments take turns."""
+    missing_index: bool = False
+    same_index: bool = False
+
+    def __post_init__(self) -> None:
+        if self.text_size < 1 or self.argument_size < 1:
+            raise ValueError("chunk sizes must be at least 1")
+
+
+def completion_body(reply: Reply, number: int, model: str, prompt_tokens: int) -> dict[str, Any]:
+    """The JSON a service returns for ``reply``, the ``number``-th request it answered.
+
+    Tool call ids are ``call_<number>_<position>``; ``created`` is fixed at 0
+    so recorded runs are reproducible.
+    """
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{number}_{i}",
+                "type": "function",
+                "function": {"name": tc.name, "arguments": tc.arguments_json()},
+            }
+            for i, tc in enumerate(reply.tool_calls)
+        ]
+    finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+    return {
+        "id": f"chatcmpl-scripted-{number}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage_block(prompt_tokens, reply),
+    }
+
+
+def stream_chunks(
+    completion: dict[str, Any], chunking: Chunking, include_usage: bool
+) -> list[dict[str, Any]]:
+    """The ``chat.completion.chunk`` objects that stream ``completion``."""
+    message = completion["choices"][0]["message"]
+    deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
+    text = message.get("content") or ""
+    for start in range(0, len(text), chunking.text_size):
+        deltas.append({"content": text[start : start + chunking.text_size]})
+
+    per_call = []
+    for i, tc in enumerate(message.get("tool_calls") or []):
+        index = 0 if chunking.same_index else i
+        head = {"index": index, "id": tc["id"], "type": "function"}
+        head["function"] = {"name": tc["function"]["name"], "arguments": ""}
+        pieces = [head]
+        args = tc["function"]["arguments"]
+        for start in range(0, len(args), chunking.argument_size):
+            piece: dict[str, Any] = {
+                "function": {"arguments": args[start : start + chunking.argument_size]}
+            }
+            if not chunking.missing_index:
+                piece["index"] = index
+            pieces.append(piece)
+        per_call.append(pieces)
+    sequential = chunking.missing_index or chunking.same_index or not chunking.interleave
+    if sequential:
+        fragments = [p for pieces in per_call for p in pieces]
+    else:  # round robin: call 0 piece 0, call 1 piece 0, call 0 piece 1, ...
+        longest = max((len(p) for p in per_call), default=0)
+        fragments = [p[k] for k in range(longest) for p in per_call if k < len(p)]
+    deltas.extend({"tool_calls": [f]} for f in fragments)
+
+    base = {key: completion[key] for key in ("id", "created", "model")}
+    base["object"] = "chat.completion.chunk"
+    chunks = [
+        {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+    ]
+    finish = completion["choices"][0]["finish_reason"]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    if include_usage:
+        chunks.append({**base, "choices": [], "usage": completion["usage"]})
+    return chunks
+
+
+def sse(chunks: list[dict[str, Any]]) -> bytes:
+    """Chunks as a server-sent event stream, ending with ``data: [DONE]``."""
+    events = "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks)
+    return (events + "data: [DONE]\n\n").encode("utf-8")
+
+
+def estimate_tokens(text: str) -> int:
+    """A documented stand-in for a tokenizer: one token per 4 UTF-8 bytes.
+
+    That is about one token per English word piece and ~0.75 per Chinese
+    character, close enough to real tokenizers to reason about budgets.
+    Example: ``estimate_tokens("hello world")`` -> 3.
+    """
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def prompt_tokens(body: dict[str, Any]) -> int:
+    """The estimated size of a request's prompt: its messages and tools as compact JSON."""
+    parts = [body.get("messages", [])] + ([body["tools"]] if body.get("tools") else [])
+    return estimate_tokens("".join(_compact(part) for part in parts))
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def usage_block(prompt: int, reply: Reply) -> dict[str, int]:
+    """Token usage by :func:`estimate_tokens`, for a prompt of ``prompt`` tokens."""
+    reply_text = (reply.content or "") + "".join(
+        tc.name + tc.arguments_json() for tc in reply.tool_calls
+    )
+    completion = estimate_tokens(reply_text)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def error_body(status: int, message: str) -> dict[str, Any]:
+    """The JSON body of an HTTP error, in the shape OpenAI uses."""
+    return {"error": {"message": message, "type": "scripted_error", "code": status}}

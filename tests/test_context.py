@@ -1,0 +1,109 @@
+"""Truncation keeps what the model receives bounded, whatever the result's shape.
+
+Issue 13: a result made of many small items once reached the model whole
+(271,581 characters against a limit of 8,000), and a long log was cut to
+1,355 characters where 3,000 were allowed. The hypothesis test below tries
+results of every shape against ``fit_result``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentlab.context import fit_result, fold_history
+from agentlab.faults import huge_log
+from agentlab.tools import error, ok
+
+pieces = st.sampled_from(list('abc xyz\n"\\\t') + ["错误", "销售额", "é", "ERROR fail\n"])
+texts = st.lists(pieces, max_size=400).map("".join)
+leaves = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**12), 10**12),
+    st.floats(allow_nan=False, allow_infinity=False),
+    texts,
+)
+values = st.recursive(
+    leaves,
+    lambda children: st.one_of(
+        st.lists(children, max_size=60),
+        st.dictionaries(st.text(max_size=12), children, max_size=40),
+    ),
+    max_leaves=150,
+)
+results = st.one_of(
+    st.builds(lambda data: ok(data, ["input/x.csv"]), values),
+    st.builds(lambda message: error("BAD", message), texts),
+)
+
+
+@settings(
+    max_examples=int(os.environ.get("AGENTLAB_FIT_EXAMPLES", "200")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(results, st.sampled_from([200, 300, 1000, 3000, 8000]))
+def test_what_the_model_receives_is_bounded_valid_json_and_uses_its_room(result, limit):
+    full = json.dumps(result, ensure_ascii=False)
+    text, removed = fit_result(result, limit, "outputs/step1-call_1_0.json")
+    assert len(text) <= limit
+    received = json.loads(text)  # still valid JSON
+    if len(full) <= limit:
+        assert (text, removed) == (full, 0)
+        return
+    assert removed == len(full) - len(text) > 0
+    assert received["status"] == result["status"] and "truncated" in received
+    assert len(text) >= limit * 0.6, (len(text), limit)  # the room is used, not wasted
+
+
+def test_many_small_items_are_cut_with_a_count_of_what_was_left_out():
+    rows = [{"category": f"类别{i}", "revenue": i * 7} for i in range(6000)]
+    result = ok({"revenue_by_category": rows, "total_revenue": 1})
+    text, removed = fit_result(result, 8000)
+    received = json.loads(text)
+    kept = received["data"]["revenue_by_category"]
+    assert len(text) <= 8000 and len(text) >= 7000
+    assert (
+        kept[0] == rows[0] and isinstance(kept[-1], str) and str(6000 - len(kept) + 1) in kept[-1]
+    )
+    assert received["data"]["total_revenue"] == 1  # small fields survive beside the big list
+    assert removed > 200_000
+
+
+def test_a_long_log_keeps_head_key_lines_and_tail_and_fills_the_room():
+    log = huge_log()
+    text, _ = fit_result(ok({"log": log}), 3000)
+    kept = json.loads(text)["data"]["log"]
+    assert 2700 <= len(text) <= 3000
+    assert kept.startswith("[0000] compiling") and kept.rstrip().endswith("build failed")
+    assert "ERROR: module_17 failed" in kept and "ERROR: 3 tests failed" in kept
+
+
+def test_deep_nesting_is_summarised():
+    deep: dict = {"x": "y" * 50}
+    for _ in range(30):
+        deep = {"inner": deep, "pad": "z" * 40}
+    text, _ = fit_result(ok(deep), 400)
+    assert len(text) <= 400 and json.loads(text)["status"] == "ok"
+
+
+def test_folding_replaces_old_tool_messages_and_is_idempotent():
+    records = [
+        {"call_id": "a", "step": 1, "tool": "t", "normalized_args": "{}", "status": "ok",
+         "result": ok({"n": 1})},
+        {"call_id": "b", "step": 3, "tool": "t", "normalized_args": "{}", "status": "ok",
+         "result": ok({"n": 2})},
+    ]  # fmt: skip
+    messages = [
+        {"role": "tool", "tool_call_id": "a", "content": "full a"},
+        {"role": "tool", "tool_call_id": "b", "content": "full b"},
+    ]
+    fold_history(messages, records, current_step=3, keep_steps=2)
+    once = [m["content"] for m in messages]
+    fold_history(messages, records, current_step=3, keep_steps=2)
+    assert [m["content"] for m in messages] == once
+    assert once[1] == "full b" and once[0] != "full a" and "t({})" in once[0]

@@ -1,0 +1,105 @@
+"""Every message people read exists in Chinese and English, and is used.
+
+The catalog (``agentlab/i18n.py``) is one dict of (Chinese, English) pairs.
+These tests read the package's source for ``tr("key", ...)`` calls, so a
+message added without its pair, or with different placeholders, fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import agentlab
+from agentlab import OUTCOMES, STOP_REASONS, Budget, run_agent
+from agentlab.clients import scripted
+from agentlab.failures import TOOL_ERROR_CLASSES
+from agentlab.i18n import CATALOG, language, placeholders, set_language, tr
+from agentlab.tools import sales_tools
+
+PACKAGE = Path(agentlab.__file__).parent
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# Keys looked up with a computed name: tr("term." + code); exercise texts by exercise id
+# (tests/test_exercises.py checks each of those is reachable)
+DYNAMIC_PREFIXES = ("term.", "exercise.")
+
+
+def tr_calls_in_source() -> set[str]:
+    """The keys of every ``tr("literal", ...)`` call in the package."""
+    keys = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "tr"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                keys.add(node.args[0].value)
+    return keys
+
+
+def strings_in_source() -> set[str]:
+    """Every string literal outside i18n.py (keys kept in tables, e.g. report's columns)."""
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "i18n.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.add(node.value)
+    return found
+
+
+@pytest.mark.parametrize("key", sorted(CATALOG))
+def test_every_message_has_both_languages_with_the_same_placeholders(key):
+    zh, en = CATALOG[key]
+    assert zh.strip() and en.strip()
+    assert placeholders(zh) == placeholders(en), key
+    if CJK.search(en):  # English must not quote Chinese, except sample tasks
+        assert "e.g." in en or "例如" in zh, key
+
+
+def test_chinese_messages_are_chinese():
+    not_chinese = [k for k, (zh, en) in CATALOG.items() if not CJK.search(zh) and zh == en]
+    # only pure punctuation/format templates may be the same in both languages
+    assert all(re.fullmatch(r"[{}a-z_ .:,;()|\-\[\]…/0-9A-Z]*", CATALOG[k][0]) for k in not_chinese)
+
+
+def test_every_key_used_exists_and_every_key_is_used():
+    assert tr_calls_in_source() - set(CATALOG) == set(), "tr() of a key the catalog lacks"
+    used = strings_in_source()
+    unused = {k for k in set(CATALOG) - used if not k.startswith(DYNAMIC_PREFIXES)}
+    assert unused == set(), "catalog entries nothing looks up"
+
+
+def test_every_code_has_a_meaning_in_the_glossary():
+    codes = set(OUTCOMES) | set(STOP_REASONS) | {"decide", "tool", "complete"}
+    codes |= set(TOOL_ERROR_CLASSES.values()) | {"invalid_input"}
+    assert {f"term.{c}" for c in codes} <= set(CATALOG)
+
+
+def test_chinese_by_default_english_behind_one_switch(monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "")  # so that set_language's change is undone after
+    assert language() == "zh"
+
+    def warning() -> str:
+        result = run_agent(
+            "分析 data/input/sales.csv",
+            client=scripted("never_stops"),
+            tools=sales_tools(),
+            budget=Budget(max_steps=1),
+            trace_dir=False,
+        )
+        return result.warnings[-1]
+
+    assert warning() == "达到步数上限 max_steps=1，仍未得到最终回答"
+    set_language("en")  # the function sets the environment variable children inherit
+    assert language() == "en"
+    assert warning() == "reached the step budget max_steps=1 without a final answer"
+    assert tr("guard.max_steps", cap=1) == warning()
+    with pytest.raises(ValueError):
+        set_language("fr")
