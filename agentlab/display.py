@@ -565,6 +565,13 @@ def render_events(events: list[dict[str, Any]]) -> str:
             value = event.get(key)
             if value not in (None, "", []):
                 text = value if isinstance(value, str) else dumps(value)
+                if key == "calls" and isinstance(value, list):  # name(arguments), as asked
+                    text = ", ".join(
+                        f"{c.get('name')}({c.get('arguments') or ''})"
+                        if isinstance(c, dict)
+                        else str(c)
+                        for c in value
+                    )
                 details.append(f'<span class="al-ek">{esc(key)}=</span>{esc(text[:200])}')
         rows.append(
             f'<tr data-event="{esc(kind)}"><td>{esc(when)}</td><td>{esc(kind)}</td>'
@@ -629,7 +636,8 @@ RUN_CSS_SOURCE = """
 .al-run .al-tl-label { font-size: 12px; color: #57606a; }
 .al-run .al-track { position: relative; height: 16px; background: #f0f2f4; border-radius: 3px; }
 .al-run .al-span {
-  position: absolute; top: 2px; bottom: 2px; left: var(--x); width: var(--w); min-width: 3px;
+  position: absolute; top: 2px; bottom: 2px; width: var(--w); min-width: 3px;
+  left: min(var(--x), calc(100% - 3px)); /* a bar of no time still shows, inside the track */
   border-radius: 2px; outline: 1px solid rgba(0, 0, 0, .3);
 }
 .al-run .al-dl {

@@ -66,6 +66,10 @@ FRAGMENT_JS = """(root) => {
     unrecorded: root.querySelectorAll('.al-call .al-result .al-quiet').length,
     guards: root.querySelectorAll('.al-guard').length,
     spans: root.querySelectorAll('.al-span').length,
+    bars_outside: [...root.querySelectorAll('.al-span')].filter(s => {
+      const track = s.parentElement.getBoundingClientRect(), bar = s.getBoundingClientRect();
+      return bar.right > track.right + 0.5 || bar.left < track.left - 0.5;
+    }).length,
     scripts: document.querySelectorAll('script').length,
     // the stylesheet applies (JupyterLab drops it from untrusted outputs)
     styled: getComputedStyle(root.querySelector('.al-sep') || root).display === 'none',
@@ -99,6 +103,8 @@ def check_fragment(facts: dict, want: dict) -> list[str]:
         problems.append("the run's stylesheet is not applied")
     if facts["scripts"]:
         problems.append(f"{facts['scripts']} <script> element(s) on the page")
+    if facts["bars_outside"]:
+        problems.append(f"{facts['bars_outside']} timeline bar(s) stick out of their track")
     if facts["overflowing"]:
         problems.append(f"wider than the run's box: {facts['overflowing']}")
     return problems
