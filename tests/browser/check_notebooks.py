@@ -154,7 +154,8 @@ def check_notebook(context: BrowserContext, lab: Lab, path: Path, shots: Path) -
             return report
 
         output = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output"
-        tables = page.locator(f"{output} table").filter(has_text="outcome")
+        # the outcome column is headed 结局 (or "outcome" with AGENTLAB_LANG=en)
+        tables = page.locator(f"{output} table").filter(has_text=re.compile("结局|outcome"))
         if tables.count() == 0:
             report.problems.append("no outcome table rendered as an HTML <table>")
         else:
