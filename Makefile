@@ -15,7 +15,8 @@ STAMP  := $(VENV)/.agentlab-installed
 OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK_API_KEY \
            AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
 
-.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak paused-notebooks
+.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak paused-notebooks \
+	doctor wheel wheel-test
 
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
@@ -25,6 +26,26 @@ test: $(STAMP)
 # Root (as in many containers) must say --allow-root; others need not.
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# Check the set-up (Python, packages against the lock, the CJK font, .env,
+# the configured model) and say what to fix; `agentlab doctor --ping` also
+# sends one tiny request to that model.
+doctor: $(STAMP)
+	$(VENV)/bin/agentlab doctor
+
+# The course as a wheel in dist/ (the teaching data inside), for a hosted
+# notebook or any machine without this repository. Built in a temporary copy,
+# so no build/ or *.egg-info is left here.
+wheel: $(STAMP)
+	rm -rf dist && tmp=$$(mktemp -d) && cp -r pyproject.toml README.md agentlab "$$tmp"/ && \
+		$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist "$$tmp" && rm -rf "$$tmp"
+	@ls dist/*.whl
+
+# The wheel outside the repository: built, installed with the lock's versions
+# into a new venv, every notebook run from a copy in a temporary folder
+# (tests/test_wheel.py; about two minutes). CI runs it after `make test`.
+wheel-test: $(STAMP)
+	$(OFFLINE) AGENTLAB_WHEEL_TEST=1 $(PY) -m pytest -q -s tests/test_wheel.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check agentlab tests benchmarks conftest.py

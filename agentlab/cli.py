@@ -1,4 +1,4 @@
-"""The instructor's terminal tool: ``agentlab run | demo | sweep``.
+"""The instructor's terminal tool: ``agentlab run | demo | sweep | doctor``.
 
 ``python -m agentlab`` and the ``agentlab`` console script both land here.
 
@@ -10,6 +10,8 @@
   can project; ``--stream`` shows each phase and streamed text live.
 - ``sweep`` runs a task population over a range of caps and writes the tidy
   CSV, the per-cap summary and the three charts of chapter 04.
+- ``doctor [--ping]`` checks a student's set-up and says what to fix
+  (``agentlab/doctor.py``); exit code 1 when something must be fixed.
 - ``trace FILE`` turns a run's JSONL trace into one self-contained HTML
   page (no network needed to read it) and prints where it wrote it.
 
@@ -103,6 +105,9 @@ def build_parser() -> OneLineParser:
     sweep.add_argument("--repeat-guard", action="store_true", help=tr("cli.sweep.repeat_guard"))
     sweep.add_argument("--out", type=Path, required=True, help=tr("cli.sweep.out"))
 
+    doctor = commands.add_parser("doctor", help=tr("doctor.help"))
+    doctor.add_argument("--ping", action="store_true", help=tr("doctor.ping_help"))
+
     trace = commands.add_parser("trace", help=tr("display.cli.help"))
     trace.add_argument("file", type=Path, help=tr("display.cli.file"))
     trace.add_argument("--out", type=Path, help=tr("display.cli.out"))
@@ -116,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         return command_run(args)
     if args.command == "demo":
         return command_demo(args)
+    if args.command == "doctor":
+        from .doctor import main as doctor_main
+
+        return doctor_main(ping=args.ping)
     if args.command == "trace":
         return command_trace(args)
     if args.out.exists() and not args.out.is_dir():

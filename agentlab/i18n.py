@@ -2298,6 +2298,228 @@ CATALOG: dict[str, tuple[str, str]] = {
         "三个数都读对了：完成率、浪费的步数和最小够用的上限",
         "all three numbers are right: completion, wasted steps and the smallest cap that is enough",
     ),
+    # -- doctor: agentlab doctor, checking a set-up --
+    "doctor.title": ("agentlab 环境检查", "agentlab set-up check"),
+    "doctor.line": ("[{level}] {check}：{message}", "[{level}] {check}: {message}"),
+    "doctor.fix": ("怎么办：{fix}", "fix: {fix}"),
+    "doctor.level.ok": ("通过", "ok"),
+    "doctor.level.warn": ("提醒", "warn"),
+    "doctor.level.fail": ("失败", "FAIL"),
+    "doctor.check.python": ("Python", "Python"),
+    "doctor.check.packages": ("依赖包", "packages"),
+    "doctor.check.font": ("中文字体", "CJK font"),
+    "doctor.check.env_file": (".env 文件", ".env file"),
+    "doctor.check.provider": ("真实模型", "real model"),
+    "doctor.check.offline": ("离线开关", "offline switch"),
+    "doctor.check.ping": ("连接测试", "test request"),
+    "doctor.summary.clean": (
+        "一切正常，可以从 notebooks/01_agent_loop.ipynb 开始了",
+        "all good: start with notebooks/01_agent_loop.ipynb",
+    ),
+    "doctor.summary.warn": (
+        "没有必须修复的问题；上面有 {n} 条提醒",
+        "nothing must be fixed; {n} warning(s) above",
+    ),
+    "doctor.summary.fail": (
+        "有 {n} 个问题需要先修复（见每项的“怎么办”）",
+        "{n} problem(s) to fix first (see each fix)",
+    ),
+    "doctor.and_more": ("，另外还有 {n} 个", ", and {n} more"),
+    "doctor.python.old": (
+        "Python {version} 太旧：agentlab 需要 3.11 或更新的版本",
+        "Python {version} is too old: agentlab needs 3.11 or newer",
+    ),
+    "doctor.python.old_fix": (
+        "安装 Python 3.11 或更新版本，再用它重建环境：make PYTHON=python3.11 lab；"
+        "Windows 上 py -3.11 -m venv .venv；或 conda env create -f environment.yml",
+        "install Python 3.11 or newer and rebuild the environment with it: "
+        "make PYTHON=python3.11 lab; on Windows py -3.11 -m venv .venv; "
+        "or conda env create -f environment.yml",
+    ),
+    "doctor.packages.missing_one": ("{name} 没有安装", "{name} is not installed"),
+    "doctor.packages.old_one": (
+        "{name} {have}（至少要 {need}）",
+        "{name} {have} (needs {need} or newer)",
+    ),
+    "doctor.packages.broken": (
+        "课程需要的包有问题：{problems}",
+        "packages the course needs are not right: {problems}",
+    ),
+    "doctor.packages.differs_one": (
+        "{name} {have}（锁定 {want}）",
+        "{name} {have} (locked {want})",
+    ),
+    "doctor.packages.absent_one": (
+        "{name} 没有安装（锁定 {want}）",
+        "{name} not installed (locked {want})",
+    ),
+    "doctor.packages.differ": (
+        "{n} 个包与 requirements.lock 不一致：{problems}",
+        "{n} package(s) differ from requirements.lock: {problems}",
+    ),
+    "doctor.packages.ok_lock": (
+        "{n} 个包的版本都与 requirements.lock 一致",
+        "all {n} packages match requirements.lock",
+    ),
+    "doctor.packages.ok_declared": (
+        "agentlab 声明的 {n} 个依赖都已安装（这里没有 requirements.lock，按声明的依赖检查）",
+        "the {n} dependencies agentlab declares are installed "
+        "(no requirements.lock here: checked against the declared ones)",
+    ),
+    "doctor.packages.fix_lock": (
+        "在仓库目录运行 make lab（按 requirements.lock 重建 .venv）；"
+        "不用 make 时：pip install -r requirements.lock，然后 pip install -e .",
+        "run make lab in the repository (it rebuilds .venv from requirements.lock); "
+        "without make: pip install -r requirements.lock, then pip install -e .",
+    ),
+    "doctor.packages.fix_wheel": (
+        "重新安装课程包，让 pip 补齐依赖：pip install --force-reinstall <课程包的 .whl 文件>"
+        "（或你当初安装 agentlab 的那条命令）",
+        "reinstall the course package so pip brings the dependencies: "
+        "pip install --force-reinstall <the course .whl file> "
+        "(or the command you installed it with)",
+    ),
+    "doctor.font.fix": (
+        "pip install --force-reinstall {spec}（字体随 mplfonts 安装，不需要系统字体）",
+        "pip install --force-reinstall {spec} "
+        "(the font comes with mplfonts, no system font needed)",
+    ),
+    "doctor.font.no_package": (
+        "没有安装 {name}，图表无法显示",
+        "{name} is not installed: charts cannot be drawn",
+    ),
+    "doctor.font.no_file": (
+        "找不到中文字体文件 {name}（mplfonts 不完整），图表里的中文会变成方框",
+        "the CJK font file {name} is missing (mplfonts is incomplete): "
+        "Chinese in charts would show as boxes",
+    ),
+    "doctor.font.unreadable": (
+        "matplotlib 读不了字体 {name}：{error}",
+        "matplotlib cannot read the font {name}: {error}",
+    ),
+    "doctor.font.no_chinese": (
+        "字体 {name} 里没有中文字形，图表里的中文会变成方框",
+        "the font {name} has no Chinese glyphs: Chinese in charts would show as boxes",
+    ),
+    "doctor.font.ok": (
+        "图表使用 {name}，中文可以正常显示",
+        "charts use {name}: Chinese renders",
+    ),
+    "doctor.env.none": (
+        "没有 .env 文件（只用脚本化模型时不需要）",
+        "no .env file (not needed with scripted models)",
+    ),
+    "doctor.env.ok": ("{path} 可以正常读取（{n} 个变量）", "{path} reads fine ({n} variables)"),
+    "doctor.env.broken": ("{error}（{path}）", "{error} ({path})"),
+    "doctor.env.broken_fix": (
+        "打开 .env 改正那一行：每行一个 名字=值（例如 DEEPSEEK_MODEL=deepseek-chat）；"
+        "值里有空格或 # 时加引号；注释行以 # 开头",
+        "open .env and correct that line: one NAME=value per line "
+        "(e.g. DEEPSEEK_MODEL=deepseek-chat); quote a value holding spaces or #; "
+        "comment lines start with #",
+    ),
+    "doctor.env.typo": (
+        "第 {line} 行的 {name} 不是 agentlab 会读的变量，是不是想写 {suggestion}？",
+        "{name} on line {line} is not a variable agentlab reads: did you mean {suggestion}?",
+    ),
+    "doctor.env.typo_fix": ("把 {name} 改成 {suggestion}", "rename {name} to {suggestion}"),
+    "doctor.provider.none": (
+        "未配置，笔记本使用脚本化模型，不需要 API Key"
+        "（想用真实模型，把 .env.example 复制为 .env 并填好一组设置）",
+        "none configured: the notebooks use scripted models and need no key "
+        "(for a real model, copy .env.example to .env and fill in one block)",
+    ),
+    "doctor.provider.ok": (
+        "{provider}：服务 {host}，模型 {model}（Key 已设置，不显示）",
+        "{provider}: service {host}, model {model} (key set, not shown)",
+    ),
+    "doctor.provider.broken_fix": (
+        "对照 .env.example 补全或改正这一组变量（在 Colab 上也可以放进左侧的“密钥”面板）",
+        "complete or correct that block against .env.example "
+        "(on Colab the Secrets panel on the left works too)",
+    ),
+    "doctor.offline": (
+        "设置了 AGENTLAB_OFFLINE：笔记本和 agentlab run 不会使用真实模型",
+        "AGENTLAB_OFFLINE is set: the notebooks and agentlab run will not use a real model",
+    ),
+    "doctor.offline_fix": (
+        "要用真实模型，先去掉这个环境变量（make test 会自动设置它，那时这是正常的）",
+        "to use a real model, unset it (make test sets it on purpose)",
+    ),
+    "doctor.ping.offline": (
+        "设置了 AGENTLAB_OFFLINE，没有发送测试请求",
+        "AGENTLAB_OFFLINE is set: no test request sent",
+    ),
+    "doctor.ping.nothing": (
+        "没有配置真实模型，没有可以测试的服务",
+        "no real model configured: nothing to send a request to",
+    ),
+    "doctor.ping.nothing_fix": (
+        "先把 .env.example 复制为 .env 并填好一组设置",
+        "copy .env.example to .env and fill in one block first",
+    ),
+    "doctor.ping.ok": (
+        "模型 {model} 在 {host} 回答了测试请求（{ms} ms）",
+        "model {model} at {host} answered the test request ({ms} ms)",
+    ),
+    "doctor.ping.timeout": (
+        "{seconds} 秒内没有收到 {host} 的回复",
+        "no reply from {host} within {seconds} s",
+    ),
+    "doctor.ping.unreachable": ("连不上 {host}", "cannot connect to {host}"),
+    "doctor.ping.unreachable_fix": (
+        "检查 {url_var} 是否写对（一般以 /v1 结尾），以及网络或代理是否可用",
+        "check {url_var} (it usually ends in /v1) and that the network or proxy works",
+    ),
+    "doctor.ping.ollama_fix": (
+        "先在终端运行 ollama serve，并用 ollama pull 下载模型；地址不是默认值时设置 {url_var}",
+        "start ollama serve in a terminal and ollama pull the model; "
+        "set {url_var} if it is not the default address",
+    ),
+    "doctor.ping.key": (
+        "{host} 拒绝了这个 Key（HTTP {status}）",
+        "{host} refused the key (HTTP {status})",
+    ),
+    "doctor.ping.key_fix": (
+        "检查 {name}：是否完整复制、是否属于这个服务（DashScope 的 Key 还要和地域、工作空间对应），"
+        "是否已过期或停用",
+        "check {name}: copied whole, belongs to this service (a DashScope key also to its "
+        "region and workspace), not expired or disabled",
+    ),
+    "doctor.ping.not_found": (
+        "服务找不到模型 {model}（HTTP 404）",
+        "the service does not know the model {model} (HTTP 404)",
+    ),
+    "doctor.ping.not_found_fix": (
+        "检查 {model_var} 是不是这个服务提供的模型名，以及 {url_var} 是否是兼容 OpenAI 的地址"
+        "（例如以 /v1 或 compatible-mode/v1 结尾）",
+        "check that {model_var} names a model this service offers and that {url_var} is its "
+        "OpenAI-compatible address (ending in /v1 or compatible-mode/v1, for example)",
+    ),
+    "doctor.ping.rate_limited_fix": (
+        "服务能连通，Key 也被接受，只是请求太多或额度用完：稍等再试，或检查账户余额",
+        "the service is reachable and took the key, but is rate-limiting or out of quota: "
+        "wait and retry, or check the account balance",
+    ),
+    "doctor.ping.rejected_fix": (
+        "服务能连通，Key 也被接受，但拒绝了这个测试请求；"
+        "运行一个笔记本的真实模型单元格看完整的报错",
+        "the service is reachable and took the key but refused this test request; "
+        "run a notebook's real-model cell to see the full error",
+    ),
+    "doctor.ping.status_fix": (
+        "看上面服务返回的说明；多半是服务暂时不可用，稍后用 agentlab doctor --ping 再试",
+        "read the service's explanation above; it is often a passing outage: "
+        "retry later with agentlab doctor --ping",
+    ),
+    "doctor.help": (
+        "检查 Python、依赖包、中文字体、.env 和模型设置，告诉你怎么修",
+        "check Python, packages, the CJK font, .env and the model settings, and say what to fix",
+    ),
+    "doctor.ping_help": (
+        "再向配置好的模型发一个极小的测试请求（只消耗极少的 token）",
+        "also send one tiny test request to the configured model (costs a token or two)",
+    ),
     # -- display --
     "display.title": ("运行记录", "Run record"),
     "display.viewer_title": ("运行轨迹：{name}", "Run trace: {name}"),

@@ -24,7 +24,7 @@ from ..clients import Conversation, Reply, ScriptedClient, call, say, scripted
 from ..clients.behaviours import describe_sales
 from ..i18n import tr
 from ..tools import ok, sales_tools
-from ..tools.sales import REPO_DATA_DIR
+from ..tools.sales import COURSE_DATA_DIR
 from . import solutions, wrong
 from .core import (
     Exercise,
@@ -189,7 +189,7 @@ def check_predict_boundary(answer: Any) -> Verdict:
     need_prediction(answer, list(BOUNDARY_CASES))
     data = Path(tempfile.mkdtemp(prefix="agentlab-exercise-")) / "data"
     try:
-        shutil.copytree(REPO_DATA_DIR, data)
+        shutil.copytree(COURSE_DATA_DIR, data)
         for name, text in BOUNDARY_FILES.items():
             (data / "input" / name).write_text(text, encoding="utf-8")
         sales = (data / "input" / "sales.csv").read_text(encoding="utf-8")

@@ -23,7 +23,7 @@ from ..faults import fault_tools, flaky, huge_log, keeps_calling
 from ..i18n import tr
 from ..request import ModelFailure
 from ..tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
-from ..tools.sales import REPO_DATA_DIR
+from ..tools.sales import COURSE_DATA_DIR
 from ..trace import read_trace
 from . import solutions, wrong
 from .core import (
@@ -243,7 +243,7 @@ def _other_total() -> int:
     """The total of a copy of the data where 键盘 sold 100, not 12 (as chapter 02 does)."""
     data = _temp_dir() / "data"
     try:
-        shutil.copytree(REPO_DATA_DIR, data)
+        shutil.copytree(COURSE_DATA_DIR, data)
         csv_path = data / "input" / "sales.csv"
         text = csv_path.read_text(encoding="utf-8").replace("键盘,12,199", "键盘,100,199")
         csv_path.write_text(text, encoding="utf-8")
