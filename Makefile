@@ -63,7 +63,8 @@ paused-notebooks: $(STAMP)
 	$(OFFLINE) $(PY) tests/paused_run.py --pause 5 notebooks/*.ipynb
 
 # The student's view: every chapter notebook run in JupyterLab in headless
-# Chromium (see tests/browser/check_notebooks.py). Installs Debian's chromium
+# Chromium (see tests/browser/check_notebooks.py), then the run display and
+# the trace viewer (tests/browser/check_display.py). Installs Debian's chromium
 # if it is missing (needs root or sudo) and Playwright into .venv-browser;
 # screenshots land in browser-screenshots/.
 BROWSER_VENV := .venv-browser
@@ -74,6 +75,8 @@ browser-test: $(STAMP) $(BROWSER_STAMP) $(CHROMIUM)
 	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_notebooks.py \
 		--lab-python $(PY) --chromium $(CHROMIUM) --self-check
 	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_explorer.py \
+		--lab-python $(PY) --chromium $(CHROMIUM)
+	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_display.py \
 		--lab-python $(PY) --chromium $(CHROMIUM)
 
 $(BROWSER_STAMP): tests/browser/requirements.txt
@@ -92,7 +95,7 @@ $(BROWSER_STAMP): tests/browser/requirements.txt
 # nbval will compare against. Run it after changing a notebook or the package.
 notebooks: $(STAMP)
 	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace \
-		--ExecutePreprocessor.record_timing=False notebooks/*.ipynb
+		--ExecutePreprocessor.record_timing=False notebooks/*.ipynb tests/notebooks/*.ipynb
 
 # Refresh the pinned set (needs the registry); commit requirements.lock after.
 lock: $(VENV)/bin/python

@@ -15,6 +15,8 @@
   CSV, the per-cap summary and the three charts of chapter 04.
 - ``doctor [--ping]`` checks a student's set-up and says what to fix
   (``agentlab/doctor.py``); exit code 1 when something must be fixed.
+- ``trace FILE`` turns a run's JSONL trace into one self-contained HTML
+  page (no network needed to read it) and prints where it wrote it.
 
 Bad arguments print one line and exit with code 2.
 """
@@ -108,6 +110,10 @@ def build_parser() -> OneLineParser:
 
     doctor = commands.add_parser("doctor", help=tr("doctor.help"))
     doctor.add_argument("--ping", action="store_true", help=tr("doctor.ping_help"))
+
+    trace = commands.add_parser("trace", help=tr("display.cli.help"))
+    trace.add_argument("file", type=Path, help=tr("display.cli.file"))
+    trace.add_argument("--out", type=Path, help=tr("display.cli.out"))
     return parser
 
 
@@ -128,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         from .doctor import main as doctor_main
 
         return doctor_main(ping=args.ping)
+    if args.command == "trace":
+        return command_trace(args)
     if args.out.exists() and not args.out.is_dir():
         parser.error(tr("cli.out_not_folder", path=str(args.out)))
     if not 0 < args.target <= 1:
@@ -339,4 +347,29 @@ def command_sweep(args: argparse.Namespace) -> int:
         row = summary[summary["cap"] == best].iloc[0]
         rate, wasted = f"{row['completion_rate']:.0%}", int(row["wasted_steps"])
         print(tr("cli.sweep.best", target=target, cap=best, rate=rate, wasted=wasted))
+    return 0
+
+
+def command_trace(args: argparse.Namespace) -> int:
+    """One HTML page from a trace file; a file that is not a trace is one line on stderr."""
+    from .display import trace_html
+    from .trace import read_trace
+
+    def fail(key: str, path: Path, reason: object = "") -> int:
+        print(f"agentlab trace: error: {tr(key, path=str(path), reason=reason)}", file=sys.stderr)
+        return 2
+
+    try:
+        events = read_trace(args.file)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return fail("display.cli.cannot_read", args.file, getattr(exc, "strerror", None) or exc)
+    if not events or not all(isinstance(e, dict) and "event" in e for e in events):
+        return fail("display.cli.not_a_trace", args.file)
+    out = args.out or args.file.with_suffix(".html")
+    title = args.file.parent.name if args.file.name == "trace.jsonl" else args.file.stem
+    try:
+        out.write_text(trace_html(events, title=title), encoding="utf-8")
+    except OSError as exc:
+        return fail("display.cli.cannot_write", out, exc.strerror or exc)
+    print(out)
     return 0

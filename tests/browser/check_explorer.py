@@ -37,14 +37,8 @@ from PIL import Image, ImageChops
 from playwright.sync_api import Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_notebooks import (  # noqa: E402 (a script beside this one, not a package)
-    CHROMIUM_FLAGS,
-    NOT_COPIED,
-    ROOT,
-    Lab,
-    fontconfig_with_cjk,
-    run_all,
-)
+from check_notebooks import NOT_COPIED, run_all  # noqa: E402 (scripts beside this one)
+from shared import CHROMIUM_FLAGS, ROOT, Lab, fontconfig_with_cjk  # noqa: E402
 
 NOTEBOOK = "zz_cap_explorer.ipynb"
 START_CAP, TARGET_CAP = 4, 13  # the slider starts at 4 and is dragged to 13

@@ -37,34 +37,18 @@ import argparse
 import json
 import os
 import re
-import secrets
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 
 from PIL import Image
 from playwright.sync_api import BrowserContext, Page, sync_playwright
+from shared import CJK_FONT, ROOT, Lab, fontconfig_with_cjk, launch, platform_fonts
 
-ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-CJK_FONT = re.compile(r"CJK|Han Sans|Han Serif|WenQuanYi|Droid Sans Fallback|Hei|Song|Ming", re.I)
 NOT_COPIED = shutil.ignore_patterns(
     ".git", ".venv*", "runs", "__pycache__", ".pytest_cache", "browser-screenshots", "*.egg-info"
 )
@@ -76,131 +60,6 @@ class Report:
     notebook: str
     problems: list[str] = field(default_factory=list)
     facts: list[str] = field(default_factory=list)
-
-
-# -- JupyterLab ------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@dataclass
-class Lab:
-    """A JupyterLab server on 127.0.0.1, serving ``root``, with private config."""
-
-    python: str
-    root: Path
-    home: Path
-    port: int = field(default_factory=free_port)
-    token: str = field(default_factory=lambda: secrets.token_hex(16))
-    process: subprocess.Popen | None = None
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        settings = self.home / "settings"
-        # No windowing: every cell stays in the page, so every output can be checked.
-        write_json(
-            settings / "@jupyterlab/notebook-extension/tracker.jupyterlab-settings",
-            {"windowingMode": "none"},
-        )
-        # No news or update checks (and no toast covering the notebook).
-        write_json(
-            settings / "@jupyterlab/apputils-extension/notification.jupyterlab-settings",
-            {"fetchNews": "false", "checkForUpdates": False},
-        )
-        env = {
-            **os.environ,
-            "JUPYTERLAB_SETTINGS_DIR": str(settings),
-            "JUPYTERLAB_WORKSPACES_DIR": str(self.home / "workspaces"),
-            "JUPYTER_CONFIG_DIR": str(self.home / "config"),
-            "JUPYTER_RUNTIME_DIR": str(self.home / "runtime"),
-            "JUPYTER_PREFER_ENV_PATH": "1",
-            "AGENTLAB_OFFLINE": "1",
-            "AGENTLAB_RUNS_DIR": str(self.home / "runs"),
-        }
-        command = [
-            self.python,
-            "-m",
-            "jupyter",
-            "lab",
-            "--no-browser",
-            "--ip=127.0.0.1",
-            f"--port={self.port}",
-            "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={self.token}",
-            f"--ServerApp.root_dir={self.root}",
-            "--LabApp.news_url=",
-            "--ServerApp.allow_remote_access=False",
-        ]
-        if os.geteuid() == 0:
-            command.append("--allow-root")
-        log = open(self.home / "jupyterlab.log", "wb")  # noqa: SIM115 (closed with the process)
-        self.process = subprocess.Popen(
-            command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise SystemExit(f"JupyterLab exited at start-up; see {self.home}/jupyterlab.log")
-            try:
-                with urllib.request.urlopen(self.api("status"), timeout=2) as answer:
-                    if answer.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.3)
-        raise SystemExit("JupyterLab did not answer within 60 s")
-
-    def api(self, path: str) -> str:
-        return f"{self.base}/api/{path}?token={self.token}"
-
-    def stop(self) -> None:
-        """Ask politely, then terminate, then kill: it never outlives the check."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        try:
-            request = urllib.request.Request(self.api("shutdown"), method="POST")
-            urllib.request.urlopen(request, timeout=5).close()
-            self.process.wait(timeout=15)
-        except (OSError, subprocess.TimeoutExpired):
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-
-
-def write_json(path: Path, value: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(value), encoding="utf-8")
-
-
-def fontconfig_with_cjk(home: Path, lab_python: str) -> Path:
-    """A fonts.conf: the system's fonts plus the Noto Sans CJK that mplfonts ships."""
-    fonts = subprocess.run(
-        [
-            lab_python,
-            "-c",
-            "import mplfonts, pathlib; print(pathlib.Path(mplfonts.__file__).parent / 'fonts')",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    conf = home / "fonts.conf"
-    conf.write_text(
-        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
-        '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
-        f"  <dir>{fonts}</dir>\n  <cachedir>{home / 'fontcache'}</cachedir>\n</fontconfig>\n",
-        encoding="utf-8",
-    )
-    return conf
 
 
 # -- one notebook in the browser ---------------------------------------------------------
@@ -226,24 +85,26 @@ CELL_STATE_JS = """() => {
 }"""
 
 
-def run_all(page: Page, lab: Lab, notebook: str) -> list[dict]:
+def run_all(page: Page, lab: Lab, notebook: str, folder: str = "notebooks") -> list[dict]:
+    """Clear and run every cell of ``folder/notebook``; the state of each cell at the end."""
     # A workspace of its own per notebook: nothing restored from an earlier tab.
     workspace = re.sub(r"\W", "-", notebook)
-    page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/notebooks/{notebook}?token={lab.token}")
+    page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/{folder}/{notebook}?token={lab.token}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=60_000)
     panel = ".jp-NotebookPanel:not(.lm-mod-hidden)"
     idle = f"{panel} .jp-Notebook-ExecutionIndicator[data-status='idle']"
-    # The indicator also says "idle" while the panel has no kernel yet ("No Kernel"),
-    # and "Run All Cells" would then do nothing: wait for the kernel's name too.
+    # The indicator also says "idle" before any kernel exists ("No Kernel"); running
+    # then opens the kernel dialog and nothing runs. Wait for a kernel that is idle.
     page.wait_for_function(
-        """panel => {
-          const name = document.querySelector(panel + ' .jp-Toolbar-kernelName');
-          return name && name.textContent.trim() && !/No Kernel/.test(name.textContent);
+        """(panel) => {
+          const p = document.querySelector(panel);
+          const name = p?.querySelector('.jp-Toolbar-kernelName')?.textContent || '';
+          const state = p?.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status;
+          return name.trim() && name.trim() !== 'No Kernel' && state === 'idle';
         }""",
         arg=panel,
         timeout=60_000,
     )
-    page.wait_for_selector(idle, timeout=60_000)  # the kernel has started
     menu(page, "Edit", "Clear Outputs of All Cells")
     menu(page, "Run", "Run All Cells")
     deadline = time.monotonic() + RUN_TIMEOUT_S
@@ -277,14 +138,7 @@ def cjk_fonts(page: Page) -> list[str]:
     }""")
     if not marked:
         return []
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
-    node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": "[data-cjk-probe]"})
-    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})["fonts"]
-    cdp.detach()
-    return [f"{f['familyName']} ({f['glyphCount']} glyphs)" for f in fonts]
+    return platform_fonts(page, "[data-cjk-probe]")
 
 
 def check_notebook(context: BrowserContext, lab: Lab, path: Path, shots: Path) -> Report:
@@ -300,7 +154,7 @@ def check_notebook(context: BrowserContext, lab: Lab, path: Path, shots: Path) -
             return report
 
         output = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output"
-        # the outcome column: "结局" in Chinese (the default), "outcome" in English
+        # the outcome column is headed 结局 (or "outcome" with AGENTLAB_LANG=en)
         tables = page.locator(f"{output} table").filter(has_text=re.compile("结局|outcome"))
         if tables.count() == 0:
             report.problems.append("no outcome table rendered as an HTML <table>")
@@ -403,13 +257,7 @@ def main() -> int:
         lab.start()
         print(f"JupyterLab on 127.0.0.1:{lab.port} serving a copy in {root}", flush=True)
         with sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                str(home / "chromium-profile"),  # a fresh --user-data-dir
-                executable_path=args.chromium,
-                args=CHROMIUM_FLAGS,
-                headless=True,
-                viewport={"width": 1400, "height": 1000},
-            )
+            context = launch(playwright, home / "chromium-profile", args.chromium)
             try:
                 for name in notebooks:
                     started = time.monotonic()
