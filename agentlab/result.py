@@ -326,6 +326,12 @@ class RunResult:
             f"tool_errors={self.tool_errors})"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter shows a run as a picture: badges, steps, tool calls, timeline."""
+        from .display import run_html  # only notebooks pay for the renderer
+
+        return run_html(self)
+
     def to_dict(self) -> dict[str, Any]:
         """The seed's result shape, plus ``outcome`` and ``stop_reason``.
 
