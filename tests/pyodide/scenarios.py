@@ -89,7 +89,6 @@ def summary(result: RunResult) -> str:
 
 def check_answered(result: RunResult) -> None:
     """Completed, with an answer that states the numbers the CSV gives."""
-
     top, total = expected_sales()
     check(isinstance(result, RunResult), f"run_agent returned {type(result).__name__}")
     check(result.outcome == "completed", f"expected completed, got {summary(result)}")
@@ -101,7 +100,6 @@ def check_answered(result: RunResult) -> None:
 
 
 def run(**options: Any) -> RunResult:
-
     options.setdefault("tools", sales_tools(REPO / "data"))
     return run_agent(TASK, trace_dir=tempfile.mkdtemp(prefix="agentlab-runs-"), **options)
 
@@ -110,14 +108,12 @@ def run(**options: Any) -> RunResult:
 
 
 def answered() -> str:
-
     result = run(client=scripted("honest_analyst"), budget=Budget(max_steps=4))
     check_answered(result)
     return summary(result)
 
 
 def runaway() -> str:
-
     result = run(client=scripted("never_stops"), budget=Budget(max_steps=4))
     check(result.stop_reason == "max_steps", f"expected max_steps, got {summary(result)}")
     check(result.outcome == "budget_exhausted", f"expected budget_exhausted: {summary(result)}")
@@ -126,7 +122,6 @@ def runaway() -> str:
 
 
 def streamed() -> str:
-
     deltas: list[str] = []
     result = run(
         client=scripted("honest_analyst"),
@@ -142,7 +137,6 @@ def streamed() -> str:
 
 def deadline_answered() -> str:
     """Any ``max_seconds`` bounds every phase: decide, tool and the completion check."""
-
     top, _ = expected_sales()
     result = run(
         client=scripted("honest_analyst"),
@@ -155,7 +149,6 @@ def deadline_answered() -> str:
 
 
 def deadline_streamed() -> str:
-
     deltas: list[str] = []
     result = run(
         client=scripted("honest_analyst"),
@@ -187,7 +180,6 @@ def deadline_runaway() -> str:
 
 def isolated_tool() -> str:
     """An isolated tool where no process can start still ends in a RunResult."""
-
     pause = Tool(
         "pause",
         "Wait a moment.",
