@@ -88,17 +88,18 @@ def run_in_child(
     benchmark uses it to compare the two. Never raises for anything the
     function does; a child that cannot be started gives ``unavailable``.
     """
+    end = None if seconds is None else time.monotonic() + seconds  # starting counts too
     try:
         job = pickle.dumps((function, kwargs, _surroundings()))
     except Exception as exc:  # a lambda or a local function: it cannot travel
         return ChildOutcome(unsendable=f"{type(exc).__name__}: {exc}")
     if (method or start_method()) == "spawn":
-        return _spawned(job, seconds)
-    server = _take_server(seconds)
+        return _spawned(job, end)
+    server = _take_server(end)
     if isinstance(server, ChildOutcome):
         return server
     try:
-        outcome = server.run(job, _module_of(function), seconds)
+        outcome = server.run(job, _module_of(function), end)
     except BaseException:  # e.g. KeyboardInterrupt: the server kills the child as it stops
         server.stop()
         raise
@@ -121,13 +122,18 @@ _IDLE: list[_Server] = []
 _POOL_LOCK = threading.Lock()
 
 
-def _take_server(seconds: float | None) -> _Server | ChildOutcome:
+def _left(end: float | None) -> float | None:
+    """Seconds until ``end`` (never below 0), or ``None`` for no limit."""
+    return None if end is None else max(0.0, end - time.monotonic())
+
+
+def _take_server(end: float | None) -> _Server | ChildOutcome:
     with _POOL_LOCK:
         while _IDLE:
             server = _IDLE.pop()
             if server.process.is_alive():
                 return server
-    return _Server.start(seconds)
+    return _Server.start(end)
 
 
 def _give_back(server: _Server) -> None:
@@ -147,7 +153,7 @@ class _Server:
     usable: bool = True
 
     @classmethod
-    def start(cls, seconds: float | None) -> _Server | ChildOutcome:
+    def start(cls, end: float | None) -> _Server | ChildOutcome:
         """A new server, ready to fork; or the outcome of failing to get one in time."""
         try:  # imported here: Pyodide has no _multiprocessing, and most runs never need it
             import multiprocessing
@@ -169,7 +175,7 @@ class _Server:
         server = cls(process, ours)
         # The first call waits for the server to import agentlab (once per process).
         try:
-            ready = ours.poll(seconds) and ours.recv() == "ready"
+            ready = ours.poll(_left(end)) and ours.recv() == "ready"
         except (EOFError, OSError):
             ready = False
         if ready:
@@ -185,15 +191,13 @@ class _Server:
             error=tr("isolation.server_died"), exitcode=process.exitcode, pid=process.pid
         )
 
-    def run(self, job: bytes, module: str | None, seconds: float | None) -> ChildOutcome:
-        """Have the server fork a child for ``job``; kill the child when time is up."""
-        end = None if seconds is None else time.monotonic() + seconds
+    def run(self, job: bytes, module: str | None, end: float | None) -> ChildOutcome:
+        """Have the server fork a child for ``job``; kill the child at ``end``."""
         pid = None
         try:
             self.control.send(("run", job, module))
             while True:
-                left = None if end is None else max(0.0, end - time.monotonic())
-                if not self.control.poll(left):
+                if not self.control.poll(_left(end)):
                     # Time is up. The server kills the child (it alone may:
                     # until it reaps the child, the pid cannot be reused).
                     self.control.send(("kill",))
@@ -232,7 +236,7 @@ class _Server:
             self.process.join()
 
 
-def _spawned(job: bytes, seconds: float | None) -> ChildOutcome:
+def _spawned(job: bytes, end: float | None) -> ChildOutcome:
     """The portable way: a fresh interpreter for this one call (~0.5 s to start)."""
     try:
         import multiprocessing
@@ -250,7 +254,7 @@ def _spawned(job: bytes, seconds: float | None) -> ChildOutcome:
     finally:
         sender.close()  # only the child writes
     try:
-        if receiver.poll(seconds):
+        if receiver.poll(_left(end)):
             payload = receiver.recv_bytes()
             child.join()
             return _outcome(payload, child.exitcode, child.pid)
