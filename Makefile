@@ -15,15 +15,37 @@ STAMP  := $(VENV)/.agentlab-installed
 OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK_API_KEY \
            AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
 
-.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak pyodide-test
+.PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak paused-notebooks \
+	doctor wheel wheel-test pyodide-test
 
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks
+	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(PY) -m agentlab.exercises verify
 
 # Root (as in many containers) must say --allow-root; others need not.
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/ $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# Check the set-up (Python, packages against the lock, the CJK font, .env,
+# the configured model) and say what to fix; `agentlab doctor --ping` also
+# sends one tiny request to that model.
+doctor: $(STAMP)
+	$(VENV)/bin/agentlab doctor
+
+# The course as a wheel in dist/ (the teaching data inside), for a hosted
+# notebook or any machine without this repository. Built in a temporary copy,
+# so no build/ or *.egg-info is left here.
+wheel: $(STAMP)
+	rm -rf dist && tmp=$$(mktemp -d) && cp -r pyproject.toml README.md agentlab "$$tmp"/ && \
+		$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist "$$tmp" && rm -rf "$$tmp"
+	@ls dist/*.whl
+
+# The wheel outside the repository: built, installed with the lock's versions
+# into a new venv, every notebook run from a copy in a temporary folder
+# (tests/test_wheel.py; about two minutes). CI runs it after `make test`.
+wheel-test: $(STAMP)
+	$(OFFLINE) AGENTLAB_WHEEL_TEST=1 $(PY) -m pytest -q -s tests/test_wheel.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check agentlab tests benchmarks conftest.py
@@ -33,6 +55,12 @@ lint: $(STAMP)
 # checks a few hundred in `make test`); prints the count and any violation.
 soak: $(STAMP)
 	$(OFFLINE) AGENTLAB_SOAK_EXAMPLES=10000 $(PY) -m pytest -q -s tests/test_invariants.py
+
+# Live pace: every notebook run cell by cell with a 5 s pause before each code
+# cell (a student reading, an instructor explaining), outputs compared with
+# the stored ones as nbval compares them. Run by CI, not by `make test`.
+paused-notebooks: $(STAMP)
+	$(OFFLINE) $(PY) tests/paused_run.py --pause 5 notebooks/*.ipynb
 
 # The student's view: every chapter notebook run in JupyterLab in headless
 # Chromium (see tests/browser/check_notebooks.py). Installs Debian's chromium

@@ -9,6 +9,9 @@ three moments and never contains a limit of its own:
   *refuse* it (the model gets an error result explaining why, the call is not
   executed) or *stop* the run. (repeated calls, calls per turn)
 - ``after_step(run)``: did the step achieve anything? (no progress)
+- ``last_step(run)``: with ``Budget(wrap_up=True)``, is the budget about to
+  run out, so that the next step should be the reserved last word? (steps,
+  deadline, tokens)
 
 Resource limits (steps, time, tokens) stop runs that cost too much; semantic
 limits (repeats, no progress) stop runs that go round in circles cheaply.
@@ -51,6 +54,9 @@ class Guard:
     def after_step(self, run: RunState) -> Stop | None:
         return None
 
+    def last_step(self, run: RunState) -> Stop | None:
+        return None
+
 
 @dataclass
 class StepGuard(Guard):
@@ -60,6 +66,11 @@ class StepGuard(Guard):
 
     def before_step(self, run: RunState) -> Stop | None:
         if run.steps >= self.max_steps:
+            return Stop("max_steps", tr("guard.max_steps", cap=self.max_steps))
+        return None
+
+    def last_step(self, run: RunState) -> Stop | None:
+        if run.steps + 1 >= self.max_steps:  # the next step is the last one
             return Stop("max_steps", tr("guard.max_steps", cap=self.max_steps))
         return None
 
@@ -74,6 +85,24 @@ class DeadlineGuard(Guard):
             return Stop("deadline", message, phase="decide")
         return None
 
+    def last_step(self, run: RunState) -> Stop | None:
+        """Too little time for one more step *and* a last word after it.
+
+        A step costs about the slowest model request plus the slowest tool so
+        far; the last word, a model request. With room for error, the last
+        word comes when less than three of the slowest requests plus the
+        slowest tool (and at least a fifth of the budget) is left. A request
+        much slower than all before it can still miss the deadline.
+        """
+        slowest = {"decide": 0.0, "tool": 0.0}
+        for event in run.trace.events:
+            if event.get("phase") in slowest:
+                slowest[event["phase"]] = max(slowest[event["phase"]], event["elapsed_s"])
+        reserve = max(run.deadline.max_seconds / 5, 3 * slowest["decide"] + slowest["tool"])
+        if run.deadline.remaining() < reserve:
+            return Stop("deadline", tr("guard.deadline_near", seconds=run.deadline.max_seconds))
+        return None
+
 
 @dataclass
 class TokenGuard(Guard):
@@ -83,6 +112,12 @@ class TokenGuard(Guard):
 
     def before_step(self, run: RunState) -> Stop | None:
         if run.tokens >= self.max_tokens:
+            return Stop("max_tokens", tr("guard.max_tokens", used=run.tokens, cap=self.max_tokens))
+        return None
+
+    def last_step(self, run: RunState) -> Stop | None:
+        # The history only grows: the next request costs at least what the last one did.
+        if run.tokens + run.last_turn_tokens >= self.max_tokens:
             return Stop("max_tokens", tr("guard.max_tokens", used=run.tokens, cap=self.max_tokens))
         return None
 
@@ -169,6 +204,9 @@ class Budget:
     """Extra attempts for a model request that failed transiently."""
     retry_backoff_s: float = 0.2
     """The first wait before a retry; it doubles on every retry."""
+    wrap_up: bool = False
+    """Keep the last step for a tool-less request asking the model to sum up
+    what it has, when the step, time or token budget is about to run out."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_steps, int) or self.max_steps < 1:

@@ -1,4 +1,4 @@
-"""The instructor's terminal tool: ``agentlab run | demo | sweep``.
+"""The instructor's terminal tool: ``agentlab run | demo | sweep | doctor``.
 
 ``python -m agentlab`` and the ``agentlab`` console script both land here.
 
@@ -10,6 +10,8 @@
   can project; ``--stream`` shows each phase and streamed text live.
 - ``sweep`` runs a task population over a range of caps and writes the tidy
   CSV, the per-cap summary and the three charts of chapter 04.
+- ``doctor [--ping]`` checks a student's set-up and says what to fix
+  (``agentlab/doctor.py``); exit code 1 when something must be fixed.
 
 Bad arguments print one line and exit with code 2.
 """
@@ -100,6 +102,9 @@ def build_parser() -> OneLineParser:
     sweep.add_argument("--target", type=float, default=0.95, help=tr("cli.sweep.target"))
     sweep.add_argument("--repeat-guard", action="store_true", help=tr("cli.sweep.repeat_guard"))
     sweep.add_argument("--out", type=Path, required=True, help=tr("cli.sweep.out"))
+
+    doctor = commands.add_parser("doctor", help=tr("doctor.help"))
+    doctor.add_argument("--ping", action="store_true", help=tr("doctor.ping_help"))
     return parser
 
 
@@ -110,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         return command_run(args)
     if args.command == "demo":
         return command_demo(args)
+    if args.command == "doctor":
+        from .doctor import main as doctor_main
+
+        return doctor_main(ping=args.ping)
     if args.out.exists() and not args.out.is_dir():
         parser.error(tr("cli.out_not_folder", path=str(args.out)))
     if not 0 < args.target <= 1:

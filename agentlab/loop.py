@@ -106,6 +106,10 @@ def run_agent(
         stop = first_stop(guard.before_step(run) for guard in run.guards)
         if stop:
             return run.finish(stop)
+        if budget.wrap_up:
+            ending = first_stop(guard.last_step(run) for guard in run.guards)
+            if ending:
+                return wrap_up(client, model, run, ending, stream, on_text)
         run.steps += 1
         turn = decide(client, model, schemas, run, stream, on_text)
         if isinstance(turn, Stop):
@@ -185,6 +189,31 @@ def _answer_unrun(calls: list[CallRequest], run: RunState, stop: Stop) -> None:
         run.record_tool(
             call, error("NOT_RUN", tr("loop.stopped_first", reason=stop.reason)), ran=False
         )
+
+
+def wrap_up(
+    client: openai.OpenAI,
+    model: str,
+    run: RunState,
+    ending: Stop,
+    stream: bool,
+    on_text: Callable[[str], None] | None,
+) -> RunResult:
+    """The reserved last step: no tools, just "sum up what you have".
+
+    The run still ends with ``ending`` (a budget ran out) and outcome
+    ``budget_exhausted``; what the model says is its ``partial_answer``.
+    """
+    run.steps += 1
+    run.trace.event(event="wrap_up", step=run.steps, reason=ending.reason)
+    run.messages.append({"role": "user", "content": tr("loop.wrap_up", reason=ending.message)})
+    turn = decide(client, model, [], run, stream, on_text)  # no tools on offer
+    if isinstance(turn, Stop):  # e.g. the deadline came during the request
+        return run.finish(turn)
+    run.messages.append(turn.as_message())
+    for call in turn.calls:  # a model may ask anyway: answer, so the history stays paired
+        run.record_tool(call, error("NOT_RUN", tr("loop.no_tools_now")), ran=False)
+    return run.finish(ending, partial_answer=turn.content or "")
 
 
 def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> str | None | Stop:

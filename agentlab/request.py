@@ -136,6 +136,7 @@ def _ask_in_time(
 def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> ModelTurn:
     """Count the turn's tokens, warn about what is wrong with it, trace it."""
     run.tokens += turn.tokens
+    run.last_turn_tokens = turn.tokens
     if not turn.usage_reported:
         run.warn(tr("model.no_usage"))
     if turn.finish_reason == "length":

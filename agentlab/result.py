@@ -153,6 +153,8 @@ class RunState:
     steps: int = 0
     model_requests: int = 0
     tokens: int = 0
+    last_turn_tokens: int = 0
+    """Tokens of the most recent model request (the next one costs at least as much)."""
     tool_results: list[ToolRecord] = field(default_factory=list)
     call_ids: set[str] = field(default_factory=set)
     """Every tool call id so far: a repeated one would make the history ambiguous."""
@@ -226,12 +228,15 @@ class RunState:
         )
         return record
 
-    def finish(self, stop: Stop, answer: str | None = None) -> RunResult:
+    def finish(
+        self, stop: Stop, answer: str | None = None, partial_answer: str | None = None
+    ) -> RunResult:
         """End the run: classify it, write the stop event, close the trace.
 
         The warnings are those raised along the way, then the stop message,
         then (for an answer given right after a failed tool call) which calls
-        failed, then a trace that could not be written.
+        failed, then a trace that could not be written. ``partial_answer`` is
+        what the model summed up when the budget ran out (``Budget(wrap_up=True)``).
         """
         outcome = "completed" if self.verified else classify(stop.reason, self.tool_results)
         warnings = list(self.warnings)
@@ -241,6 +246,8 @@ class RunState:
             failed = last_batch_failures(self.tool_results)
             codes = ", ".join(f"{r['tool']}: {r['result']['error']['code']}" for r in failed)
             warnings.append(tr("result.answered_after_error", codes=codes))
+        if partial_answer is not None:
+            warnings.append(tr("result.partial_answer"))
         if self.trace.failure:
             warnings.append(self.trace.failure)
         ending = {
@@ -254,6 +261,7 @@ class RunState:
             "elapsed_s": self.deadline.elapsed(),
             "warnings": warnings,
             "answer": answer,
+            "partial_answer": partial_answer,
         }
         elapsed = round(ending["elapsed_s"], 4)
         self.trace.event(event="stop", step=self.steps, **{**ending, "elapsed_s": elapsed})
@@ -294,6 +302,8 @@ class RunResult:
     messages: list[dict[str, Any]]
     warnings: list[str]
     trace_path: str | None = None
+    partial_answer: str | None = None
+    """Not an answer: what the model summed up when a budget ran out (wrap-up)."""
     events: list[dict[str, Any]] = field(default_factory=list, repr=False)
     """The trace events of the run, as written to ``trace_path``."""
 
@@ -317,6 +327,7 @@ class RunResult:
             "report_path": None,
             "summary": {
                 "answer": self.answer,
+                "partial_answer": self.partial_answer,
                 "steps": self.steps,
                 "model_requests": self.model_requests,
                 "tool_calls_used": self.tool_calls,

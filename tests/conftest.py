@@ -10,15 +10,17 @@ import httpx2
 import openai
 import pytest
 
+from agentlab.tools.sales import COURSE_DATA_DIR
+
 REPO = Path(__file__).resolve().parents[1]
 SEED_QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类别、各类别销售额和总销售额。"
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
-    """A copy of the repository's data/ folder that a test may change freely."""
+    """A copy of the course data (agentlab/data/) that a test may change freely."""
     copy = tmp_path / "data"
-    shutil.copytree(REPO / "data", copy)
+    shutil.copytree(COURSE_DATA_DIR, copy)
     return copy
 
 

@@ -12,6 +12,7 @@ normally. Faults:
 ``500``     500 with a JSON error
 ``401``     401 whose error message echoes the key it was sent
 ``reset``   reads the request, then resets the connection (TCP RST)
+``NNN``     any other HTTP status (403, 404, 400 ...) with a JSON error
 ==========  =============================================================
 
 Everything is bounded: hanging and trickling handlers wake up when the
@@ -128,6 +129,8 @@ class FaultServer:
             h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             h.close_connection = True
             h.connection.close()
+        elif kind.isdigit():
+            self.send_error_json(h, int(kind), f"fault {kind}")
         else:
             raise ValueError(f"unknown fault {fault!r}")
 

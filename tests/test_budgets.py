@@ -16,12 +16,14 @@ import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, call, say
-from agentlab.clients.behaviours import honest_analyst
+from agentlab.clients.behaviours import honest_analyst, scripted
 from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
 from agentlab.i18n import tr
 from agentlab.tools import Tool, ToolRegistry, error, ok, sales_tools
 from agentlab.tools.registry import call_key
 from agentlab.trace import read_trace
+
+from .conftest import assert_well_formed
 
 SAFETY = 1.0  # seconds: a bound no healthy run comes near; benchmarks measure the truth
 
@@ -423,3 +425,73 @@ def polls_with_a_new_attempt_number():
         return call("poll", attempt=conversation.request_number)
 
     return policy
+
+
+# -- the last word: Budget(wrap_up=True) ------------------------------------------------
+
+
+def test_wrap_up_keeps_the_last_step_for_a_summary_built_from_the_tool_results(tmp_path):
+    client = scripted("never_stops")
+    result = run(client, sales_tools(), Budget(max_steps=4, wrap_up=True), tmp_path)
+    assert (result.stop_reason, result.outcome, result.answer) == (
+        "max_steps",
+        "budget_exhausted",
+        None,
+    )
+    assert result.model_requests == 4 and result.tool_calls == 3  # the 4th step had no tools
+    assert client.requests[-1].tools == [] and client.requests[0].tools
+    data = result.tool_results[-1]["result"]["data"]
+    assert str(data["total_revenue"]) in result.partial_answer  # derived, not canned
+    assert tr("result.partial_answer") in result.warnings
+    assert [e["event"] for e in result.events].count("wrap_up") == 1
+
+
+def test_without_wrap_up_there_is_no_partial_answer(tmp_path):
+    result = run(scripted("never_stops"), sales_tools(), Budget(max_steps=4), tmp_path)
+    assert result.partial_answer is None and result.tool_calls == 4
+
+
+def test_wrap_up_before_the_token_budget_runs_out(tmp_path):
+    budget = Budget(max_tokens=1000, wrap_up=True)
+    result = run(scripted("never_stops"), sales_tools(), budget, tmp_path)
+    assert result.stop_reason == "max_tokens" and result.partial_answer
+    plain = run(scripted("never_stops"), sales_tools(), Budget(max_tokens=1000), tmp_path)
+    assert plain.partial_answer is None and plain.tokens >= 1000
+
+
+def test_wrap_up_before_the_deadline_and_within_it(tmp_path):
+    slow = [Hang(0.05, then=call("analyze_csv", relative_path="sales.csv"))] * 20
+    budget = Budget(max_seconds=0.5, wrap_up=True)
+    started = time.monotonic()
+    result = run(ScriptedClient(slow), sales_tools(), budget, tmp_path)
+    elapsed = time.monotonic() - started
+    assert result.stop_reason == "deadline" and result.partial_answer is not None
+    assert elapsed < 0.5 + SAFETY
+
+
+def test_a_model_that_calls_a_tool_in_its_last_word_is_answered_not_run(tmp_path):
+    calls = [call("analyze_csv", relative_path="sales.csv")] * 3
+    result = run(ScriptedClient(calls), sales_tools(), Budget(max_steps=2, wrap_up=True), tmp_path)
+    assert (
+        result.partial_answer == ""
+        and result.tool_results[-1]["result"]["error"]["code"] == "NOT_RUN"
+    )
+    assert_well_formed(result.messages)
+
+
+def test_identical_data_from_different_files_is_no_progress(tmp_path):
+    """The fingerprint is what the model learns (data or error), not where it came from."""
+    same = ToolRegistry(
+        [
+            Tool(
+                "read_copy",
+                "读一份副本",
+                {"properties": {"name": {"type": "string"}}},
+                lambda name="a": ok({"rows": 5, "total": 9692}, [f"input/{name}.csv"]),
+            )
+        ]
+    )
+    result = run(ScriptedClient(wanders("read_copy", "name")), same, Budget.seed_table(), tmp_path)
+    assert result.stop_reason == "no_progress"
+    assert len({r["fingerprint"] for r in result.tool_results}) == 1
+    assert len({tuple(r["result"]["source"]) for r in result.tool_results}) == result.steps

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from agentlab.i18n import tr
 from agentlab.tools import file_tools, sandbox_copy
-from agentlab.tools.sales import REPO_DATA_DIR
+from agentlab.tools.sales import COURSE_DATA_DIR
 
 
 @pytest.fixture
@@ -124,14 +124,14 @@ def test_non_utf8_is_an_error(sandbox):
     assert call(file_tools(sandbox), "read_text", rel_path="gbk.txt")["error"]["code"] == "NOT_UTF8"
 
 
-def test_sandbox_copy_is_fresh_and_leaves_the_repository_alone():
-    original = (REPO_DATA_DIR / "sandbox" / "meeting.md").read_bytes()
+def test_sandbox_copy_is_fresh_and_leaves_the_course_data_alone():
+    original = (COURSE_DATA_DIR / "sandbox" / "meeting.md").read_bytes()
     first, second = sandbox_copy(), sandbox_copy()
     assert first != second
     call(file_tools(first), "write_text", rel_path="meeting.md", text="changed")
     assert (second / "meeting.md").read_bytes() == original
-    assert (REPO_DATA_DIR / "sandbox" / "meeting.md").read_bytes() == original
-    assert not (REPO_DATA_DIR / "sandbox" / "todo-list.md").exists()
+    assert (COURSE_DATA_DIR / "sandbox" / "meeting.md").read_bytes() == original
+    assert not (COURSE_DATA_DIR / "sandbox" / "todo-list.md").exists()
 
 
 def test_unknown_names_and_missing_sandbox_are_errors(tmp_path):

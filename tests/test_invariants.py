@@ -120,6 +120,7 @@ budgets = st.builds(
     max_tokens=st.sampled_from([None, 400, 5000]),
     max_retries=st.integers(0, 2),
     retry_backoff_s=st.sampled_from([0.0, 0.005]),
+    wrap_up=st.booleans(),
 )
 scenarios = st.fixed_dictionaries(
     {
@@ -155,9 +156,13 @@ def check(result: RunResult, budget: Budget, elapsed: float, folded: bool) -> No
     assert result.outcome in allowed, (result.stop_reason, result.outcome)
     assert (result.status == "completed") == (result.outcome == "completed")
     if result.stop_reason == "answered":
-        assert result.answer is not None
+        assert result.answer is not None and result.partial_answer is None
     else:
         assert result.warnings, "a run that did not answer says why"
+    if result.partial_answer is not None:  # the wrap-up: a budget ran out, marked as such
+        assert budget.wrap_up and result.answer is None
+        assert result.stop_reason in ("max_steps", "deadline", "max_tokens")
+        assert result.outcome == "budget_exhausted" and result.status == "failed"
 
     assert result.steps <= budget.max_steps
     assert result.model_requests <= budget.max_steps * (1 + budget.max_retries)

@@ -253,3 +253,29 @@ def test_works_with_any_openai_client_not_only_scripted_ones():
 def test_budget_rejects_nonsense():
     with pytest.raises(ValueError):
         Budget(max_steps=0)
+
+
+def test_an_unwritable_trace_folder_is_a_warning_not_a_crash(tmp_path):
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the runs folder should be", encoding="utf-8")
+    result = run_agent(
+        SEED_QUESTION, client=scripted("honest_analyst"), tools=sales_tools(), trace_dir=blocked
+    )
+    assert result.outcome == "completed" and result.trace_path is None
+    assert result.events and result.events[-1]["event"] == "stop"  # kept in memory
+    assert any(str(blocked) in w for w in result.warnings)
+
+
+def test_a_full_disk_mid_run_is_a_warning_not_a_crash(tmp_path):
+    full = tmp_path / "runs" / "full-disk"
+    full.mkdir(parents=True)
+    (full / "trace.jsonl").symlink_to("/dev/full")  # every write fails with ENOSPC
+    result = run_agent(
+        SEED_QUESTION,
+        client=scripted("honest_analyst"),
+        tools=sales_tools(),
+        trace_dir=tmp_path / "runs",
+        task_id="full-disk",
+    )
+    assert result.outcome == "completed" and result.trace_path is None
+    assert any("full-disk" in w for w in result.warnings)

@@ -21,13 +21,10 @@ def requirement_names(requirements: list[str]) -> set[str]:
     }
 
 
-def test_environment_yml_names_the_same_packages_as_pyproject():
+def environment_yml() -> tuple[set[str], set[str]]:
+    """The conda and the pip requirements environment.yml lists."""
     import yaml  # comes with jupyterlab's dependencies
 
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    wanted = set(project["dependencies"])
-    for extra in project["optional-dependencies"].values():
-        wanted |= set(extra)
     env = yaml.safe_load((REPO / "environment.yml").read_text())
     conda, pip = set(), set()
     for dep in env["dependencies"]:
@@ -35,8 +32,41 @@ def test_environment_yml_names_the_same_packages_as_pyproject():
             pip |= set(dep["pip"])
         else:
             conda.add(dep)
+    return conda, pip
+
+
+def locked_versions() -> dict[str, str]:
+    return {
+        name.lower().replace("_", "-"): version
+        for name, _, version in (
+            line.partition("==") for line in (REPO / "requirements.lock").read_text().splitlines()
+        )
+        if version
+    }
+
+
+def test_environment_yml_names_the_same_packages_as_pyproject():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    wanted = set(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        wanted |= set(extra)
+    conda, pip = environment_yml()
     conda -= {"python=3.11", "pip"}
     assert requirement_names(list(conda | pip)) == requirement_names(list(wanted))
+
+
+def test_environment_yml_pins_what_the_lock_pins():
+    conda, pip = environment_yml()
+    locked = locked_versions()
+    pinned = {}
+    for requirement in conda | pip:
+        name, sep, version = requirement.replace("==", "=").partition("=")
+        if name not in ("python", "pip"):
+            assert sep, f"{requirement} is not pinned"
+            pinned[name.lower().replace("_", "-")] = version
+    assert pinned and all(locked.get(name) == version for name, version in pinned.items()), {
+        name: (version, locked.get(name)) for name, version in pinned.items()
+    }
 
 
 def test_every_dependency_is_pinned_in_the_lock():
@@ -106,3 +136,23 @@ def test_chinese_chart_labels_render_with_a_real_font(tmp_path):
 )
 def test_top_level_files_exist(name):
     assert (REPO / name).is_file()
+
+
+def test_the_teaching_data_is_package_data_and_kept_once():
+    """Every file under agentlab/data/ is matched by pyproject's package-data
+    globs (else the wheel would silently leave it out), and there is no second
+    copy of the data at the top of the repository."""
+    from agentlab.tools.sales import COURSE_DATA_DIR
+
+    package = REPO / "agentlab"
+    assert COURSE_DATA_DIR.resolve() == package / "data"
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["agentlab"]
+    files = [p for p in (package / "data").rglob("*") if p.is_file()]
+    assert {"data/input/sales.csv", "data/sandbox/meeting.md"} <= {
+        p.relative_to(package).as_posix() for p in files
+    }
+    for path in files:
+        assert any(path.relative_to(package).match(g) for g in globs), path
+    assert not (REPO / "data").exists()

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import jsonschema  # the reference the argument check is compared with; agentlab does not use it
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from agentlab.tools import Tool, ToolRegistry, error, ok
+from agentlab.experiments import task_tools
+from agentlab.faults import fault_tools
+from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
+from agentlab.tools.registry import schema_problem
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -120,3 +126,142 @@ def test_nested_schemas_enums_and_arrays():
         schema_problem(schema, {"tags": ["x", 2]}) == "tags: item 1: expected string, got integer"
     )
     assert "missing required" in schema_problem(schema, {"opts": {}})
+
+
+# -- the argument check agrees with the jsonschema package --------------------------------
+
+
+json_values = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-5, 5),
+        st.sampled_from([0.5, 1.0, -2.0]),
+        st.text(alphabet="ab1_", max_size=6),
+    ),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from("nmxy"), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def leaf_schemas() -> st.SearchStrategy[dict]:
+    return st.one_of(
+        st.fixed_dictionaries(
+            {"type": st.sampled_from(["integer", "number"])},
+            optional={
+                "minimum": st.integers(-3, 3),
+                "maximum": st.integers(-3, 3),
+                "exclusiveMinimum": st.integers(-3, 3),
+                "exclusiveMaximum": st.integers(-3, 3),
+            },
+        ),
+        st.fixed_dictionaries(
+            {"type": st.just("string")},
+            optional={
+                "minLength": st.integers(0, 3),
+                "maxLength": st.integers(0, 5),
+                "pattern": st.sampled_from(["^a", "1$", "_"]),
+                "enum": st.lists(st.text(alphabet="ab", max_size=2), min_size=1, max_size=3),
+            },
+        ),
+        st.fixed_dictionaries({"type": st.sampled_from(["boolean", "null", ["string", "null"]])}),
+        st.fixed_dictionaries({"const": json_values}),
+        st.fixed_dictionaries({"enum": st.lists(json_values, min_size=1, max_size=3)}),
+        st.just({}),
+    )
+
+
+schemas = st.recursive(
+    leaf_schemas(),
+    lambda inner: st.one_of(
+        st.fixed_dictionaries(
+            {"type": st.just("array")},
+            optional={
+                "items": inner,
+                "minItems": st.integers(0, 2),
+                "maxItems": st.integers(0, 3),
+            },
+        ),
+        st.fixed_dictionaries(
+            {
+                "type": st.just("object"),
+                "properties": st.dictionaries(st.sampled_from("nmxy"), inner, max_size=3),
+            },
+            optional={
+                "required": st.lists(st.sampled_from("nmxy"), max_size=2, unique=True),
+                "additionalProperties": st.just(False),
+            },
+        ),
+    ),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas, json_values)
+def test_the_argument_check_agrees_with_jsonschema(schema, value):
+    ours = schema_problem(schema, value) is None
+    theirs = jsonschema.Draft202012Validator(schema).is_valid(value)
+    assert ours == theirs, (schema, value, schema_problem(schema, value))
+
+
+def test_keywords_the_check_does_not_know_are_refused_when_the_tool_is_made():
+    with pytest.raises(ValueError, match=r"n\.anyOf"):
+        Tool("t", "d", {"properties": {"n": {"anyOf": [{"type": "integer"}]}}}, lambda n: ok(n))
+    with pytest.raises(ValueError, match=r"\$ref"):
+        Tool("t", "d", {"$ref": "#/x"}, lambda: ok(1))
+
+
+def test_bounds_are_checked_not_just_types():
+    tool = Tool(
+        "pick",
+        "d",
+        {"properties": {"n": {"type": "integer", "minimum": 1}, "p": {"pattern": "^a"}}},
+        lambda n=1, p="a": ok(n),
+    )
+    result = ToolRegistry([tool]).call("pick", '{"n": 0}')
+    assert result["error"]["code"] == "INVALID_ARGUMENTS"
+    assert ToolRegistry([tool]).call("pick", '{"n": 2, "p": "zz"}')["status"] == "error"
+    assert ToolRegistry([tool]).call("pick", '{"n": 2, "p": "ab"}')["status"] == "ok"
+
+
+def arguments_for(schema: dict) -> st.SearchStrategy[dict]:
+    """Arguments generated from a tool's schema (the kinds the course's tools use)."""
+    kinds = {
+        "string": st.text(alphabet="abc./_-", min_size=1, max_size=8),
+        "integer": st.integers(0, 5),
+        "number": st.floats(0, 1),
+    }
+    properties = {
+        name: kinds[spec.get("type", "string")] for name, spec in schema["properties"].items()
+    }
+    required = set(schema.get("required", []))
+    return st.fixed_dictionaries(
+        {k: v for k, v in properties.items() if k in required},
+        optional={k: v for k, v in properties.items() if k not in required},
+    )
+
+
+def assert_generated_arguments_pass(tool: Tool) -> None:
+    schema = tool.strict_parameters()
+    validator = jsonschema.Draft202012Validator(schema)
+
+    @settings(max_examples=20, deadline=None)
+    @given(arguments_for(schema))
+    def check(arguments):
+        assert validator.is_valid(arguments)
+        assert schema_problem(schema, arguments) is None, tool.name
+        extra = {**arguments, "surplus": 1}  # a made-up argument is refused by both
+        assert schema_problem(schema, extra) and not validator.is_valid(extra)
+
+    check()
+
+
+def test_arguments_generated_from_each_course_tools_schema_pass_the_check():
+    registries = [sales_tools(), file_tools(sandbox_copy()), fault_tools(0.0)[0], task_tools()]
+    tools = [tool for registry in registries for tool in registry._tools.values()]
+    assert len(tools) >= 12
+    for tool in tools:
+        assert_generated_arguments_pass(tool)

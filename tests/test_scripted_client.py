@@ -115,3 +115,16 @@ def test_unknown_behaviour_names_the_known_ones():
 def test_repr_holds_no_key():
     client = ScriptedClient([say("x")], name="demo")
     assert repr(client) == "ScriptedClient('demo', requests=0)"
+
+
+def test_with_options_and_copy_keep_the_script_and_the_record():
+    client = ScriptedClient([say("一"), say("二"), say("三")])
+    quick = client.with_options(timeout=5, max_retries=0)
+    twin = client.copy()
+    assert isinstance(quick, ScriptedClient) and quick.timeout == 5
+    answers = [
+        c.chat.completions.create(model="m", messages=MESSAGES).choices[0].message.content
+        for c in (client, quick, twin)
+    ]
+    assert answers == ["一", "二", "三"]  # one script, played in order across the copies
+    assert len(client.requests) == len(quick.requests) == 3

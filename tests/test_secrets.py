@@ -62,7 +62,7 @@ def test_reprs_and_messages_never_show_the_key(keyed_env, tmp_path):
         "分析 data/input/sales.csv",
         client=client,
         model=settings.model,
-        tools=sales_tools(REPO / "data"),
+        tools=sales_tools(),
         budget=Budget(max_steps=2),
     )
     assert keyed_env.requests[-1]["authorization"] == f"Bearer {KEY}"  # the key was used
@@ -125,7 +125,6 @@ def test_notebooks_never_show_the_key(keyed_env, tmp_path):
     loopback 'real' model); no output, trace or written file holds the key."""
     copy = tmp_path / "repo"
     shutil.copytree(REPO / "notebooks", copy / "notebooks")
-    shutil.copytree(REPO / "data", copy / "data")
     for path in sorted((copy / "notebooks").glob("*.ipynb")):
         notebook = nbformat.read(path, as_version=4)
         NotebookClient(

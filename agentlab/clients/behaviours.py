@@ -38,6 +38,8 @@ def csv_named_in(task: str, default: str | None = None) -> str | None:
 def honest_analyst(conversation: Conversation) -> Turn:
     """Call ``analyze_csv`` on the file the question names, then answer from
     the numbers the tool returned; report a tool error without any numbers."""
+    if not conversation.tools:  # asked to sum up: no tools on offer
+        return sum_up(conversation)
     result = conversation.last_tool_result()
     if result is None:
         name = csv_named_in(conversation.task)
@@ -66,7 +68,10 @@ def describe_sales(data: dict) -> str:
 
 
 def never_stops(conversation: Conversation) -> Turn:
-    """Ask for ``analyze_csv`` again on every turn, never answering."""
+    """Ask for ``analyze_csv`` again on every turn, never answering (unless no
+    tool is on offer: then it sums up what it got)."""
+    if not conversation.tools:
+        return sum_up(conversation)
     return call("analyze_csv", relative_path=csv_named_in(conversation.task, "sales.csv"))
 
 
@@ -84,6 +89,8 @@ def todo_clerk(conversation: Conversation) -> Turn:
     source = names[0] if names else None
     target = names[1] if len(names) > 1 else None
     history = conversation.exchanges()
+    if not conversation.tools:
+        return sum_up(conversation)
     if not history:
         return call("read_text", rel_path=source) if source else call("list_dir")
 
@@ -140,6 +147,20 @@ def _report_failure(last: Exchange) -> Turn:
         f"{last.tool}({last.arguments.get('rel_path', '')}) 被拒绝或失败："
         f"{error.get('code', '?')}（{error.get('message', '')}）。我没有绕过它，任务到此为止。"
     )
+
+
+def sum_up(conversation: Conversation) -> Turn:
+    """What a model says when asked to sum up with no tools left: which calls
+    it made, how they went, and what the data said, if it has any."""
+    history = conversation.exchanges()
+    calls = "、".join(f"{e.tool}（{'ok' if e.ok else e.error_code}）" for e in history) or "无"
+    text = f"阶段性总结，不是最终答案。已经做过的工具调用：{calls}。"
+    sales = [e for e in history if e.ok and e.tool == "analyze_csv"]
+    if sales:
+        text += f"目前拿到的数据：{describe_sales(sales[-1].result['data'])}"
+    else:
+        text += "还没有拿到可以回答问题的数据。"
+    return say(text)
 
 
 BEHAVIOURS: dict[str, Callable[[Conversation], Turn]] = {

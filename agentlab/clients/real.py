@@ -14,6 +14,10 @@ DeepSeek    ``DEEPSEEK_API_KEY`` [``DEEPSEEK_MODEL``]              deepseek-chat
 Ollama      ``OLLAMA_MODEL`` [``OLLAMA_BASE_URL``]                 a local server, no key needed
 ==========  ===================================================  =============================
 
+On a hosted notebook that keeps secrets in its own store (Colab's
+``google.colab.userdata``, the key icon in its sidebar) those are read too:
+the process environment wins over them, and they win over ``.env``.
+
 Anything missing or malformed raises :class:`ModelConfigError` with one
 readable line naming what to fix. The key never appears in a message, a
 ``repr`` or a trace. When ``AGENTLAB_OFFLINE`` is set (``make test`` sets
@@ -27,7 +31,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -78,6 +82,7 @@ PROVIDERS = [
         default_url="http://localhost:11434/v1",
     ),
 ]
+VARIABLES = [v for p in PROVIDERS for v in (p.key_var, p.url_var, p.model_var) if v]
 NO_KEY_NEEDED = "ollama"  # Ollama ignores the key, but the SDK wants one
 PLACEHOLDER_MARKERS = ("replace-with", "your-api-key", "你的key")
 
@@ -107,7 +112,11 @@ def load_settings(
     environ = os.environ if environ is None else environ
     if environ.get("AGENTLAB_OFFLINE"):
         raise ModelConfigError(tr("config.offline"))
-    values = {**read_env_file(env_file), **{k: v for k, v in environ.items() if v}}
+    values = {
+        **read_env_file(env_file),
+        **read_colab_secrets(v for v in VARIABLES if not environ.get(v)),
+        **{k: v for k, v in environ.items() if v},
+    }
 
     partial = []
     for provider in PROVIDERS:
@@ -150,6 +159,27 @@ def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
             raise ModelConfigError(tr("config.bad_line", name=path.name, line=line))
     values = dotenv_values(stream=io.StringIO(text))
     return {k: v for k, v in values.items() if v}
+
+
+def read_colab_secrets(names: Iterable[str]) -> dict[str, str]:
+    """The secrets among ``names`` that Colab keeps for this notebook; ``{}``
+    anywhere else. A secret that is missing or not shared with the notebook
+    is skipped, like an unset variable."""
+    try:
+        from google.colab import userdata  # only importable inside Colab
+    except ImportError:
+        return {}
+    found = {}
+    for name in names:
+        try:
+            value = userdata.get(name)
+        except Exception as exc:  # SecretNotFoundError, NotebookAccessError, ...
+            if type(exc).__name__ == "TimeoutException":
+                break  # no Colab page to ask (an exported run): each name would wait 10 s
+            continue
+        if isinstance(value, str) and value.strip():
+            found[name] = value
+    return found
 
 
 def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:

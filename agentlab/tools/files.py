@@ -15,8 +15,8 @@ and a registration (:func:`file_tools`).
 
 Results never show the sandbox's absolute location, only paths relative to
 it, so outputs are the same on every machine. Use :func:`sandbox_copy` to
-get a fresh temporary copy of ``data/sandbox/`` per run: the repository's
-files are never written.
+get a fresh temporary copy of the course's ``data/sandbox/`` per run: the
+files shipped with the package are never written.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..i18n import tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
-from .sales import REPO_DATA_DIR
+from .sales import COURSE_DATA_DIR
 from .sandbox import is_regular_file, link_refusal, list_inside, open_inside, resolve_inside
 
 MAX_READ_CHARS = 4000
@@ -40,9 +40,9 @@ PATH_AND_TEXT = {"properties": WRITE_FIELDS, "required": list(WRITE_FIELDS)}
 
 
 def sandbox_copy(source: str | Path | None = None) -> Path:
-    """A fresh temporary copy of ``source`` (default: the repository's ``data/sandbox/``)."""
+    """A fresh temporary copy of ``source`` (default: the course's ``data/sandbox/``)."""
     root = Path(tempfile.mkdtemp(prefix="agentlab-sandbox-")) / "sandbox"
-    shutil.copytree(Path(source or REPO_DATA_DIR / "sandbox"), root)
+    shutil.copytree(Path(source or COURSE_DATA_DIR / "sandbox"), root)
     return root
 
 

@@ -1,8 +1,9 @@
 """``analyze_csv``: the read-only sales tool of chapter 02.
 
 It reads a CSV with the columns ``category,quantity,unit_price`` from the
-``input/`` folder of a data directory (the repository's ``data/`` unless told
-otherwise) and returns revenue per category, the total and the top category.
+``input/`` folder of a data directory (the course data shipped inside the
+package, :data:`COURSE_DATA_DIR`, unless told otherwise) and returns revenue
+per category, the total and the top category.
 It never reads outside that folder and never guesses: a bad file or row is an
 error result naming the problem (and the line, for a bad row).
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import os
+from importlib import resources
 from pathlib import Path
 
 from ..i18n import tr
@@ -21,7 +23,10 @@ from .sandbox import is_regular_file, link_refusal, open_inside, resolve_inside
 
 REQUIRED_COLUMNS = ("category", "quantity", "unit_price")
 MAX_CSV_BYTES = 20 * 1024 * 1024  # a teaching tool; a bigger file is a mistake, not data
-REPO_DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+# The teaching data (input/sales.csv, sandbox/meeting.md) is package data, so
+# it is found the same way from a checkout, an editable install or a wheel
+# installed anywhere. Read it, never write it: sandbox_copy() copies first.
+COURSE_DATA_DIR = Path(str(resources.files("agentlab") / "data"))
 
 
 def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
@@ -107,7 +112,7 @@ def _row_problem(row: dict[str, str | None]) -> str | None:
 
 def sales_tools(data_dir: str | Path | None = None) -> ToolRegistry:
     """A registry holding ``analyze_csv`` over ``<data_dir>/input/``."""
-    input_dir = Path(data_dir or REPO_DATA_DIR) / "input"
+    input_dir = Path(data_dir or COURSE_DATA_DIR) / "input"
 
     def run(relative_path: str) -> ToolResult:
         return analyze_csv(input_dir, relative_path)

@@ -26,14 +26,13 @@ function stage(label) {
   last = now;
 }
 
-// The copy inside Pyodide: the scenarios find the package and the data where
-// they are in the repository, and nothing Python writes reaches the host.
+// The copy inside Pyodide: the scenarios find the package (with its data/)
+// where it is in the repository, and nothing Python writes reaches the host.
 const ROOT = "/home/pyodide/repo";
 const COPY = `
 import shutil
 skip = shutil.ignore_patterns("__pycache__", "*.pyc")
 shutil.copytree("/mnt/repo/agentlab", "${ROOT}/agentlab", ignore=skip)
-shutil.copytree("/mnt/repo/data/input", "${ROOT}/data/input")
 shutil.copytree("/mnt/repo/tests/pyodide", "${ROOT}/tests/pyodide", ignore=skip)
 `;
 const RUN = `
@@ -66,7 +65,7 @@ async function setUp() {
   pyodide.mountNodeFS("/mnt/repo", repo);
   pyodide.runPython(COPY);
   pyodide.FS.unmount("/mnt/repo");
-  stage("copy agentlab, data/input, tests/pyodide");
+  stage("copy agentlab (with its data/), tests/pyodide");
 
   pyodide.runPython(`import sys; sys.path.insert(0, "${ROOT}"); import agentlab.clients`);
   stage("import agentlab (openai, pydantic)");

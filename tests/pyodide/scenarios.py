@@ -1,6 +1,6 @@
 """The loop's promises, checked where a student may run it: under Pyodide.
 
-``run_loop.mjs`` copies ``agentlab``, ``data/input`` and this file into
+``run_loop.mjs`` copies ``agentlab`` (with its ``data/``) and this file into
 Pyodide (Python compiled to WebAssembly, run here by Node) and runs it there.
 The same file runs on CPython too::
 
@@ -41,6 +41,7 @@ from agentlab.clients import ScriptedClient, call, never_stops, say, scripted  #
 from agentlab.faults import sleep_for  # noqa: E402
 from agentlab.i18n import tr  # noqa: E402
 from agentlab.tools import Tool, ToolRegistry, sales_tools  # noqa: E402
+from agentlab.tools.sales import COURSE_DATA_DIR  # noqa: E402
 from agentlab.tools.sandbox import NOFOLLOW_OPENS  # noqa: E402
 from agentlab.trace import read_trace  # noqa: E402
 
@@ -63,7 +64,7 @@ def refuse_to_start(self: object) -> None:
 def expected_sales() -> tuple[str, float]:
     """The top category and the total revenue, read from the CSV itself."""
     revenue: dict[str, float] = {}
-    with open(REPO / "data" / "input" / "sales.csv", encoding="utf-8-sig", newline="") as f:
+    with open(COURSE_DATA_DIR / "input" / "sales.csv", encoding="utf-8-sig", newline="") as f:
         for row in csv.DictReader(f):
             amount = float(row["quantity"]) * float(row["unit_price"])
             revenue[row["category"]] = revenue.get(row["category"], 0.0) + amount
@@ -105,7 +106,7 @@ def check_deadline_warning(result: RunResult, seconds: float) -> None:
 
 
 def run(**options: Any) -> RunResult:
-    options.setdefault("tools", sales_tools(REPO / "data"))
+    options.setdefault("tools", sales_tools())
     return run_agent(TASK, trace_dir=tempfile.mkdtemp(prefix="agentlab-runs-"), **options)
 
 

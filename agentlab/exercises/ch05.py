@@ -1,0 +1,448 @@
+"""Chapter 05 exercises: choosing a step cap from data.
+
+The data are real: populations from :func:`agentlab.experiments.make_population`
+run through the real loop (:func:`~agentlab.experiments.run_profile`). To
+keep checks quick, a claimed cap is verified where it matters rather than by
+a full sweep: "cap A is the smallest that reaches the target" is checked by
+the completion of the tasks that could complete at A and at A - 1 (completion only
+grows with the cap), using one run per task at the widest cap (see
+``_longest_runs``). Runs are cached per process, since the same seed and cap
+always give the same rows.
+
+Checks only; reference and wrong answers live in ``solutions.py`` and
+``wrong.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+from typing import TYPE_CHECKING, Any
+
+from ..i18n import tr
+from . import solutions, wrong
+from .core import (
+    Exercise,
+    Judged,
+    Verdict,
+    is_unfinished,
+    need_callable,
+    not_done,
+    passed,
+    run_student,
+    shown,
+    type_name,
+)
+from .core import wrong as wrong_verdict
+
+if TYPE_CHECKING:  # pandas and the sweeps load only when a chapter-05 check runs
+    import pandas as pd
+
+POPULATION = 30  # tasks per seed, as in the chapter
+WIDEST_CAP = 24  # the chapter sweeps caps 1..24
+TARGET = 0.95
+CHAPTER_SEED = 0
+
+
+@functools.lru_cache(maxsize=16)
+def _results(seed: int, caps: tuple[int, ...], size: int = POPULATION) -> pd.DataFrame:
+    """A real sweep (cached: the same seed and caps always give the same rows)."""
+    from ..experiments import make_population, sweep
+
+    return sweep(make_population(size, seed=seed), list(caps))
+
+
+@functools.lru_cache(maxsize=8)
+def _longest_runs(seed: int) -> tuple[tuple[str, int], ...]:
+    """(outcome, steps) of every task that could complete, run once at the widest cap swept.
+
+    A run under a smaller cap is the same run cut short: the scripted model decides from
+    the history alone and the cap only stops the loop before a step. So a task completes
+    at ``cap`` exactly when its run here completed within ``cap`` steps.
+    """
+    from ..experiments import make_population, run_profile
+
+    able = [p for p in make_population(POPULATION, seed=seed) if p.could_complete]
+    rows = (run_profile(p, WIDEST_CAP) for p in able)
+    return tuple((row["outcome"], row["steps"]) for row in rows)
+
+
+def completion_at(seed: int, cap: int) -> float:
+    """Completion rate at ``cap`` of the tasks that could complete (real runs, see above)."""
+    runs = _longest_runs(seed)
+    if not runs:
+        return 0.0
+    return sum(o == "completed" and steps <= cap for o, steps in runs) / len(runs)
+
+
+def claim_problem(seed: int, cap: Any, target: float) -> tuple[str, dict[str, Any]] | None:
+    """Why ``cap`` is not the smallest cap reaching ``target`` for ``seed`` (or None)."""
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+        return "exercise.05.cap_not_int", {"seed": seed, "got": shown(cap)}
+    rate = completion_at(seed, cap)
+    if rate < target:
+        return "exercise.05.cap_too_small", {
+            "seed": seed,
+            "cap": cap,
+            "rate": f"{rate:.1%}",
+            "target": f"{target:.0%}",
+        }
+    if cap > 1 and completion_at(seed, cap - 1) >= target:
+        return "exercise.05.cap_not_smallest", {
+            "seed": seed,
+            "cap": cap,
+            "smaller": cap - 1,
+            "rate": f"{completion_at(seed, cap - 1):.1%}",
+            "target": f"{target:.0%}",
+        }
+    return None
+
+
+# -- 05-completion-rate and 05-wasted-steps ------------------------------------------------
+
+COMPLETION_STARTER = '''\
+def completion_rate(results, cap):
+    """扫描结果 results（每行一次运行）里，上限为 cap 的那些运行的完成率。
+
+    分母只算本来能完成的任务（could_complete 为 True），分子是其中结局为 "completed" 的；
+    一个能完成的任务都没有时返回 0.0。
+    """
+    raise NotImplementedError("在这里写")
+'''
+
+WASTED_STARTER = '''\
+def wasted_steps(results, cap):
+    """上限为 cap 的那些运行里，以 "budget_exhausted" 结束的运行一共用掉了多少步。"""
+    raise NotImplementedError("在这里写")
+'''
+
+RESULT_CAPS = (3, 6, 9)
+RESULT_SIZE = 15  # a smaller population than the chapter's: enough kinds, fewer runs
+
+
+def _no_able_tasks() -> pd.DataFrame:
+    """A hand-made sweep where nothing could complete at cap 3 (only runaways)."""
+    import pandas as pd
+
+    rows = [
+        {
+            "profile": i,
+            "kind": "runaway",
+            "needed_steps": None,
+            "could_complete": False,
+            "cap": 3,
+            "outcome": "budget_exhausted",
+            "stop_reason": "max_steps",
+            "steps": 3,
+            "model_requests": 3,
+            "tokens": 100,
+        }
+        for i in range(4)
+    ]
+    return pd.DataFrame(rows)
+
+
+def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
+    """(case key, results, cap, that cap's row of summarize(results))."""
+    from ..experiments import summarize
+
+    real = _results(CHAPTER_SEED, RESULT_CAPS, RESULT_SIZE)
+    summary = summarize(real).set_index("cap")
+    cases = [("real", real, cap, summary.loc[cap]) for cap in RESULT_CAPS]
+    edge = _no_able_tasks()
+    cases.append(("only_runaways", edge, 3, summarize(edge).set_index("cap").loc[3]))
+    return cases
+
+
+def _check_measure(answer: Any, name: str, column: str, key: str, passed_key: str) -> Verdict:
+    need_callable(answer, name)
+    for case, results, cap, row in _measure_cases():
+        label = tr(f"exercise.05.case.{case}")
+        what = tr("exercise.05.what_measure", name=name, case=label, cap=cap)
+        got = run_student(answer, results.copy(), cap, what=what)
+        expected = row[column]
+        if not isinstance(got, numbers.Real) or isinstance(got, bool) or math.isnan(float(got)):
+            return wrong_verdict(tr("exercise.05.not_number", name=name, got=shown(got)))
+        if abs(float(got) - float(expected)) > 1e-9:
+            shown_expected = f"{expected:.3f}" if column == "completion_rate" else int(expected)
+            return wrong_verdict(
+                tr(key, case=label, cap=cap, expected=shown_expected, got=shown(got))
+            )
+    return passed(tr(passed_key))
+
+
+def check_completion_rate(answer: Any) -> Verdict:
+    return _check_measure(
+        answer,
+        "completion_rate",
+        "completion_rate",
+        "exercise.05-completion-rate.mismatch",
+        "exercise.05-completion-rate.passed",
+    )
+
+
+def check_wasted_steps(answer: Any) -> Verdict:
+    return _check_measure(
+        answer,
+        "wasted_steps",
+        "wasted_steps",
+        "exercise.05-wasted-steps.mismatch",
+        "exercise.05-wasted-steps.passed",
+    )
+
+
+# -- 05-pick-cap and 05-robust-cap --------------------------------------------------------
+
+PICK_STARTER = '''\
+def pick_cap(summary, target):
+    """summary 是 summarize() 的表（每行一个 cap，有 completion_rate 列）。
+    返回完成率达到 target（>=）的最小上限；哪个上限都达不到时返回 None。"""
+    raise NotImplementedError("在这里写")
+'''
+
+ROBUST_STARTER = '''\
+def robust_cap(summaries, target):
+    """summaries 是好几张 summarize() 的表（同一个任务生成器、不同的随机种子）。
+    返回在每一张表里都能达到 target 的最小上限；只要有一张表达不到，就返回 None。"""
+    raise NotImplementedError("在这里写（可以用你的 pick_cap）")
+'''
+
+
+def summary_of(rates: list[float], shuffled: bool = False) -> pd.DataFrame:
+    """A summary table with caps 1..n and these completion rates."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"cap": range(1, len(rates) + 1), "completion_rate": rates})
+    return frame.iloc[::-1].reset_index(drop=True) if shuffled else frame
+
+
+RATES = [0.0, 0.2, 0.5, 0.8, 0.95, 0.95, 1.0, 1.0]
+
+# (case key, reversed rows?, target)
+PICK_CASES = (
+    ("exact", False, 0.95),
+    ("lower", False, 0.8),
+    ("all", False, 1.0),
+    ("reversed", True, 0.95),
+    ("unreachable", False, 1.01),
+)
+
+
+def check_pick_cap(answer: Any) -> Verdict:
+    from ..experiments import smallest_cap
+
+    need_callable(answer, "pick_cap")
+    for case, reverse, target in PICK_CASES:
+        summary = summary_of(RATES, shuffled=reverse)
+        label = tr(f"exercise.05-pick-cap.case.{case}")
+        got = run_student(
+            answer, summary.copy(), target, what=tr("exercise.05.what_pick", case=label)
+        )
+        expected = smallest_cap(summary, target)
+        if _as_cap(got) != expected:
+            return wrong_verdict(
+                tr(
+                    "exercise.05-pick-cap.mismatch",
+                    case=label,
+                    target=target,
+                    expected=shown(expected),
+                    got=shown(got),
+                )
+            )
+    return passed(tr("exercise.05-pick-cap.passed"))
+
+
+def _as_cap(value: Any) -> Any:
+    """numpy integers count as ints; anything else is compared as it is."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value
+
+
+# caps 7, 5 and 6 first reach 0.95 in the first three; the last never does
+SEED_LIKE = {
+    "a": [0.0, 0.3, 0.6, 0.8, 0.9, 0.9, 0.96, 1.0],
+    "b": [0.1, 0.4, 0.7, 0.9, 0.95, 1.0, 1.0, 1.0],
+    "c": [0.0, 0.2, 0.5, 0.7, 0.9, 0.95, 1.0, 1.0],
+    "never": [0.0, 0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.9],
+}
+ROBUST_CASES = (("a", "b", "c"), ("b", "a"), ("b",), ("b", "never"))
+
+
+def check_robust_cap(answer: Any) -> Verdict:
+    from ..experiments import smallest_cap
+
+    need_callable(answer, "robust_cap")
+    for names in ROBUST_CASES:
+        summaries = [summary_of(SEED_LIKE[n]) for n in names]
+        each = [smallest_cap(s, TARGET) for s in summaries]
+        expected = None if None in each else max(each)
+        got = run_student(
+            answer,
+            [s.copy() for s in summaries],
+            TARGET,
+            what=tr("exercise.05.what_robust", count=len(names)),
+        )
+        if _as_cap(got) != expected:
+            return wrong_verdict(
+                tr(
+                    "exercise.05-robust-cap.mismatch",
+                    caps=", ".join("—" if c is None else str(c) for c in each),
+                    expected=shown(expected),
+                    got=shown(got),
+                )
+            )
+    return passed(tr("exercise.05-robust-cap.passed"))
+
+
+# -- 05-predict-seeds and 05-read-sweep ----------------------------------------------------
+
+SEEDS = (1, 2, 3)
+
+PREDICT_SEEDS_STARTER = """\
+# 第 5 章的推荐值来自种子 0：make_population(30, seed=0)，上限 1..24，目标完成率 0.95。
+# 换成种子 1、2、3，完成率第一次达到 0.95 的最小上限各是多少？先猜，再跑扫描验证。
+prediction_seeds = {
+    1: ...,
+    2: ...,
+    3: ...,
+}
+"""
+
+
+def _by_seed(answer: Any, seeds: tuple[int, ...]) -> dict[int, Any]:
+    if is_unfinished(answer):
+        raise Judged(not_done(tr("exercise.not_done.prediction")))
+    if not isinstance(answer, dict):
+        raise Judged(wrong_verdict(tr("exercise.need_dict", got=type_name(answer))))
+    values = {}
+    for seed in seeds:
+        if seed in answer:
+            values[seed] = answer[seed]
+        elif str(seed) in answer:
+            values[seed] = answer[str(seed)]
+        else:
+            raise Judged(wrong_verdict(tr("exercise.predict.missing_keys", keys=seed)))
+    unfilled = [str(s) for s, v in values.items() if v is Ellipsis]
+    if unfilled:
+        raise Judged(not_done(tr("exercise.not_done.fields", fields="、".join(unfilled))))
+    return values
+
+
+def check_predict_seeds(answer: Any) -> Verdict:
+    values = _by_seed(answer, SEEDS)
+    for seed, cap in values.items():
+        problem = claim_problem(seed, _as_cap(cap), TARGET)
+        if problem:
+            key, fields = problem
+            return wrong_verdict(tr(key, **fields) + tr("exercise.05-predict-seeds.why"))
+    caps = ", ".join(f"{seed}: {values[seed]}" for seed in SEEDS)
+    return passed(tr("exercise.05-predict-seeds.passed", caps=caps))
+
+
+READ_SWEEP_STARTER = """\
+# 从第 5 章的扫描结果 summary 里用代码取值（不要手抄），填进来：
+reading = {
+    "completion_at_8": ...,   # cap == 8 那一行的 completion_rate
+    "wasted_at_24": ...,      # cap == 24 那一行的 wasted_steps
+    "best_cap_95": ...,       # 完成率第一次达到 0.95 的最小上限
+}
+"""
+
+
+def check_read_sweep(answer: Any) -> Verdict:
+    from ..experiments import summarize
+
+    fields = ("completion_at_8", "wasted_at_24", "best_cap_95")
+    if is_unfinished(answer):
+        return not_done(tr("exercise.not_done.prediction"))
+    if not isinstance(answer, dict):
+        return wrong_verdict(tr("exercise.need_dict", got=type_name(answer)))
+    missing = [f for f in fields if f not in answer]
+    if missing:
+        return wrong_verdict(tr("exercise.predict.missing_keys", keys="、".join(missing)))
+    unfilled = [f for f in fields if answer[f] is Ellipsis]
+    if unfilled:
+        return not_done(tr("exercise.not_done.fields", fields="、".join(unfilled)))
+
+    at_8 = completion_at(CHAPTER_SEED, 8)
+    got = answer["completion_at_8"]
+    if not isinstance(got, numbers.Real) or abs(float(got) - at_8) > 0.005:
+        return wrong_verdict(
+            tr("exercise.05-read-sweep.completion", expected=f"{at_8:.3f}", got=shown(got))
+        )
+    at_24 = int(summarize(_results(CHAPTER_SEED, (24,))).iloc[0]["wasted_steps"])
+    if _as_cap(answer["wasted_at_24"]) != at_24:
+        return wrong_verdict(
+            tr("exercise.05-read-sweep.wasted", expected=at_24, got=shown(answer["wasted_at_24"]))
+        )
+    problem = claim_problem(CHAPTER_SEED, _as_cap(answer["best_cap_95"]), TARGET)
+    if problem:
+        key, values = problem
+        return wrong_verdict(tr(key, **values))
+    return passed(tr("exercise.05-read-sweep.passed"))
+
+
+EXERCISES = [
+    Exercise(
+        "05-completion-rate",
+        "05",
+        "code",
+        "completion_rate",
+        COMPLETION_STARTER,
+        check_completion_rate,
+        solutions.completion_rate,
+        wrong.COMPLETION_RATE,
+    ),
+    Exercise(
+        "05-wasted-steps",
+        "05",
+        "code",
+        "wasted_steps",
+        WASTED_STARTER,
+        check_wasted_steps,
+        solutions.wasted_steps,
+        wrong.WASTED_STEPS,
+    ),
+    Exercise(
+        "05-pick-cap",
+        "05",
+        "code",
+        "pick_cap",
+        PICK_STARTER,
+        check_pick_cap,
+        solutions.pick_cap,
+        wrong.PICK_CAP,
+    ),
+    Exercise(
+        "05-robust-cap",
+        "05",
+        "code",
+        "robust_cap",
+        ROBUST_STARTER,
+        check_robust_cap,
+        solutions.robust_cap,
+        wrong.ROBUST_CAP,
+    ),
+    Exercise(
+        "05-predict-seeds",
+        "05",
+        "predict",
+        "prediction_seeds",
+        PREDICT_SEEDS_STARTER,
+        check_predict_seeds,
+        solutions.PREDICT_SEEDS,
+        wrong.PREDICT_SEEDS,
+    ),
+    Exercise(
+        "05-read-sweep",
+        "05",
+        "read",
+        "reading",
+        READ_SWEEP_STARTER,
+        check_read_sweep,
+        solutions.READING,
+        wrong.READ_SWEEP,
+    ),
+]

@@ -1,0 +1,362 @@
+"""agentlab doctor: every broken set-up gets its finding and its fix; a clean one is clean.
+
+The test request (``--ping``) goes to the loopback server of
+``tests/fault_server.py``, which can refuse the key (echoing it back, as
+some services do), not know the model, rate-limit, fail or hang. A
+recognisable fake key is searched for in everything the doctor prints.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+from agentlab.clients import ModelConfigError, load_settings
+from agentlab.doctor import (
+    Finding,
+    check_env_file,
+    check_font,
+    check_packages,
+    check_ping,
+    check_provider,
+    check_python,
+    check_setup,
+    installed_version,
+    render,
+)
+
+from .fault_server import FaultServer
+
+KEY = "sk-doctor-canary-5f1e2d3c4b1a"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """A working folder with no .env in it or above it."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def server():
+    with FaultServer() as running:
+        yield running
+
+
+def llm(server: FaultServer, model: str = "tiny-model") -> dict[str, str]:
+    return {"LLM_API_KEY": KEY, "LLM_BASE_URL": server.base_url, "LLM_MODEL": model}
+
+
+def only(findings: list[Finding], check: str) -> Finding:
+    (finding,) = [f for f in findings if f.check == check]
+    return finding
+
+
+def levels(findings: list[Finding]) -> dict[str, str]:
+    return {f.check: f.level for f in findings}
+
+
+# -- a clean set-up ----------------------------------------------------------------------------
+
+
+def test_a_clean_setup_is_clean_and_says_so_in_chinese(home):
+    findings = check_setup(environ={})
+    assert set(levels(findings).values()) == {"ok"}, render(findings)
+    assert [f.check for f in findings] == ["python", "packages", "font", "env_file", "provider"]
+    text = render(findings)
+    assert "环境检查" in text and "一切正常" in text and "怎么办" not in text
+
+
+def test_a_clean_setup_with_a_real_model_and_a_ping(home, server):
+    findings = check_setup(ping=True, environ=llm(server))
+    assert set(levels(findings).values()) == {"ok"}, render(findings)
+    provider = only(findings, "provider")
+    assert "LLM" in provider.message and "tiny-model" in provider.message
+    assert f"127.0.0.1:{server.httpd.server_address[1]}" in provider.message
+    assert "/v1" not in provider.message  # the host, not the whole URL
+    (request,) = server.requests
+    assert request["body"]["max_tokens"] == 1 and request["body"]["model"] == "tiny-model"
+    assert KEY not in render(findings)
+
+
+# -- Python and packages -----------------------------------------------------------------------
+
+
+def test_an_old_python_fails_with_the_fix():
+    finding = check_python((3, 10, 12))
+    assert finding.level == "fail" and "3.10.12" in finding.message
+    assert "3.11" in finding.fix and "environment.yml" in finding.fix
+    assert check_python((3, 11, 0)).level == "ok" and check_python((3, 13, 1)).level == "ok"
+
+
+def test_versions_that_differ_from_the_lock_are_named(tmp_path):
+    lock = tmp_path / "requirements.lock"
+    openai_version = installed_version("openai")
+    lock.write_text(
+        f"openai=={openai_version}\npandas==0.0.1\nnot-a-real-package-xyz==1.0\n", "utf-8"
+    )
+    finding = check_packages(lock, declared=["openai", "pandas"])
+    assert finding.level == "warn"
+    assert "pandas" in finding.message and "0.0.1" in finding.message
+    assert "not-a-real-package-xyz" in finding.message and "openai" not in finding.message
+    assert "requirements.lock" in finding.fix
+
+
+def test_a_lock_that_matches_is_ok(tmp_path):
+    lock = tmp_path / "requirements.lock"
+    lock.write_text(f"openai=={installed_version('openai')}\n", "utf-8")
+    assert check_packages(lock, declared=["openai"]).level == "ok"
+
+
+@pytest.mark.parametrize(
+    "declared, named",
+    [(["not-a-real-package-xyz"], "not-a-real-package-xyz"), (["openai>=99.1"], "99.1")],
+)
+def test_a_missing_or_old_dependency_fails(declared, named):
+    finding = check_packages(None, declared=["pandas", *declared])
+    assert finding.level == "fail" and named in finding.message
+    assert ".whl" in finding.fix  # no lock: reinstall the course package
+    assert "requirements.lock" in check_packages(Path("x.lock"), declared=declared).fix
+
+
+def test_without_a_lock_the_declared_dependencies_are_checked():
+    finding = check_packages(None)
+    assert finding.level == "ok" and "requirements.lock" in finding.message
+
+
+# -- the chart font ----------------------------------------------------------------------------
+
+
+def test_the_bundled_cjk_font_is_found():
+    finding = check_font()
+    assert finding.level == "ok" and "Noto Sans CJK SC" in finding.message
+
+
+def test_broken_fonts_fail_with_the_fix(tmp_path):
+    (tmp_path / "junk.otf").write_bytes(b"not a font at all")
+    latin = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    for font, named in [
+        (tmp_path / "missing.otf", "missing.otf"),
+        (tmp_path / "junk.otf", "junk.otf"),
+        (latin, "DejaVu Sans"),  # readable, but no Chinese glyphs
+    ]:
+        finding = check_font(font)
+        assert finding.level == "fail" and named in finding.message, finding
+        assert "mplfonts" in finding.fix
+
+
+# -- .env --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("LLM_MODEL=m\nLLM_BASE_URL=https://x/v1\nLLM_API_KEY sk-no-equals\n", 3),
+        ("# comment\n\n=no-name\n", 3),
+        ("LLM_API_KEY='unterminated\nLLM_MODEL=m\n", 1),
+    ],
+)
+def test_an_env_file_that_does_not_parse_names_its_line(home, text, line):
+    (home / ".env").write_text(text, "utf-8")
+    findings = check_setup(environ={})
+    env = only(findings, "env_file")
+    assert env.level == "fail" and f" {line} " in env.message
+    assert "=" in env.fix and "#" in env.fix
+    assert "provider" not in levels(findings)  # not the same error twice
+    assert "sk-no-equals" not in render(findings)
+
+
+def test_a_misspelled_variable_is_pointed_out(home):
+    (home / ".env").write_text("# mine\nDASHSCOP_API_KEY=sk-x\nMY_OWN_THING=1\n", "utf-8")
+    findings = check_env_file()
+    assert [f.level for f in findings] == ["ok", "warn"]
+    typo = findings[1]
+    assert "DASHSCOP_API_KEY" in typo.message and " 2 " in typo.message
+    assert "DASHSCOPE_API_KEY" in typo.fix
+    assert not any("MY_OWN_THING" in f.message for f in findings)  # not like any of ours
+
+
+# -- the configured model ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "environ, named",
+    [
+        ({"LLM_API_KEY": KEY}, "LLM_BASE_URL"),
+        ({"DASHSCOPE_API_KEY": "replace-with-your-api-key", "MODEL_BASE_URL": "https://d/v1",
+          "MODEL_NAME": "q"}, "DASHSCOPE_API_KEY"),
+        ({"DEEPSEEK_API_KEY": KEY, "DEEPSEEK_BASE_URL": "api.deepseek.com"}, "DEEPSEEK_BASE_URL"),
+    ],
+)  # fmt: skip
+def test_settings_that_cannot_work_fail_naming_the_variable(home, environ, named):
+    finding, settings = check_provider(None, environ)
+    assert finding.level == "fail" and named in finding.message and settings is None
+    assert ".env.example" in finding.fix
+    assert KEY not in finding.message
+
+
+def test_the_offline_switch_is_reported_and_no_request_is_sent(home, server):
+    findings = check_setup(ping=True, environ={**llm(server), "AGENTLAB_OFFLINE": "1"})
+    assert levels(findings)["provider"] == "ok"  # the settings are still checked
+    assert levels(findings)["offline"] == "warn" and levels(findings)["ping"] == "warn"
+    assert server.requests == []
+
+
+def test_a_ping_with_nothing_configured_is_a_warning(home):
+    assert levels(check_setup(ping=True, environ={}))["ping"] == "warn"
+
+
+# -- the test request --------------------------------------------------------------------------
+
+
+def ping(server: FaultServer, fault: str, model: str = "tiny-model", timeout: float = 5.0):
+    server.faults[:] = [fault]
+    environ = llm(server, model)
+    _, settings = check_provider(None, environ)
+    finding = check_ping(settings, environ, timeout=timeout)
+    assert KEY not in render([finding])
+    return finding
+
+
+@pytest.mark.parametrize(
+    "fault, level, in_message, in_fix",
+    [
+        ("401", "fail", "401", "LLM_API_KEY"),  # this server echoes the key back
+        ("403", "fail", "403", "LLM_API_KEY"),
+        ("404", "fail", "no-such-model", "LLM_MODEL"),
+        ("429", "warn", "429", "Key"),
+        ("400", "warn", "400", "Key"),
+        ("500", "fail", "500", "--ping"),
+    ],
+)
+def test_each_failed_request_says_what_it_means(home, server, fault, level, in_message, in_fix):
+    finding = ping(server, fault, model="no-such-model")
+    assert finding.level == level, finding
+    assert in_message in finding.message and in_fix in finding.fix
+    assert server.requests[0]["authorization"] == f"Bearer {KEY}"  # the key really was sent
+
+
+def test_a_silent_service_times_out(home, server):
+    finding = ping(server, "hang", timeout=0.3)
+    assert finding.level == "fail" and "0.3" in finding.message and "LLM_BASE_URL" in finding.fix
+
+
+def test_an_unreachable_service_says_so(home):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    environ = {"LLM_API_KEY": KEY, "LLM_BASE_URL": f"http://127.0.0.1:{port}/v1", "LLM_MODEL": "m"}
+    _, settings = check_provider(None, environ)
+    finding = check_ping(settings, environ, timeout=5)
+    assert finding.level == "fail" and f"127.0.0.1:{port}" in finding.message
+    assert "LLM_BASE_URL" in finding.fix
+    ollama = {"OLLAMA_MODEL": "qwen2.5:7b", "OLLAMA_BASE_URL": f"http://127.0.0.1:{port}/v1"}
+    _, settings = check_provider(None, ollama)
+    assert "ollama serve" in check_ping(settings, ollama, timeout=5).fix
+
+
+# -- the command -------------------------------------------------------------------------------
+
+
+def doctor_cli(cwd: Path, *arguments: str, **env: str) -> subprocess.CompletedProcess:
+    environ = {
+        k: v for k, v in os.environ.items() if not k.endswith("_KEY") and k != "AGENTLAB_OFFLINE"
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "agentlab", "doctor", *arguments],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**environ, **env},
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_command_exits_0_when_clean_and_1_when_something_must_be_fixed(home, server):
+    clean = doctor_cli(home)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert "一切正常" in clean.stdout and clean.stderr == ""
+
+    (home / ".env").write_text("LLM_MODEL=m\n  stray words here\n", "utf-8")
+    broken = doctor_cli(home)
+    assert broken.returncode == 1 and " 2 " in broken.stdout and "怎么办" in broken.stdout
+
+    (home / ".env").unlink()
+    server.faults[:] = ["401"]
+    refused = doctor_cli(home, "--ping", **llm(server))
+    assert refused.returncode == 1 and "401" in refused.stdout
+    assert KEY not in refused.stdout + refused.stderr
+    assert len(server.requests) == 1  # one tiny request, no retries
+
+
+# -- Colab's secret store ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def colab(monkeypatch):
+    """A stand-in for ``google.colab.userdata``; ``secrets`` is what it holds."""
+    secrets: dict[str, str] = {}
+    asked: list[str] = []
+
+    class SecretNotFoundError(Exception):
+        pass
+
+    def get(name: str) -> str:
+        asked.append(name)
+        if name not in secrets:
+            raise SecretNotFoundError(name)
+        return secrets[name]
+
+    userdata = types.ModuleType("google.colab.userdata")
+    userdata.get = get
+    package = types.ModuleType("google.colab")
+    package.userdata = userdata
+    monkeypatch.setitem(sys.modules, "google", types.ModuleType("google"))
+    monkeypatch.setitem(sys.modules, "google.colab", package)
+    monkeypatch.setitem(sys.modules, "google.colab.userdata", userdata)
+    return types.SimpleNamespace(secrets=secrets, asked=asked, module=userdata)
+
+
+def test_colab_secrets_configure_a_real_model(home, colab):
+    colab.secrets.update(DEEPSEEK_API_KEY=KEY, DEEPSEEK_MODEL="deepseek-chat")
+    settings = load_settings(environ={})
+    assert (settings.provider, settings.model, settings.api_key) == (
+        "DeepSeek",
+        "deepseek-chat",
+        KEY,
+    )
+    assert KEY not in repr(settings)
+    finding, _ = check_provider(None, {})
+    assert finding.level == "ok" and "DeepSeek" in finding.message and KEY not in finding.message
+
+
+def test_the_environment_wins_over_colab_secrets_which_win_over_env(home, colab):
+    (home / ".env").write_text("LLM_MODEL=from-env-file\nLLM_BASE_URL=https://a.example/v1\n")
+    colab.secrets.update(
+        LLM_API_KEY=KEY, LLM_MODEL="from-colab", LLM_BASE_URL="https://b.example/v1"
+    )
+    settings = load_settings(environ={"LLM_BASE_URL": "https://c.example/v1"})
+    assert (settings.model, settings.base_url) == ("from-colab", "https://c.example/v1")
+    assert "LLM_BASE_URL" not in colab.asked  # set in the environment: not asked for
+
+
+def test_a_colab_without_its_page_is_asked_once(home, colab):
+    class TimeoutException(Exception):
+        pass
+
+    def no_page(name: str) -> str:
+        colab.asked.append(name)
+        raise TimeoutException(name)
+
+    colab.module.get = no_page
+    with pytest.raises(ModelConfigError):
+        load_settings(environ={})
+    assert len(colab.asked) == 1  # each further name would have waited 10 s

@@ -1,0 +1,298 @@
+"""The exercise checker: every check judges its reference, starter and wrong answers right,
+never raises, says the same thing twice, and speaks English when asked.
+
+Each exercise's verdicts on its own answers are computed once (``verdicts``)
+and shared by the tests that look at them, so the whole file stays quick.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import agentlab.exercises as api
+from agentlab.exercises import CheckResult, check, exercises, hint, show
+from agentlab.exercises.__main__ import main, starter_answer
+from agentlab.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, judge, passed
+from agentlab.i18n import CATALOG, placeholders
+
+from .conftest import REPO
+
+EXERCISES = exercises()
+IDS = [e.id for e in EXERCISES]
+CHAPTERS = ("01", "02", "03", "04", "05")
+
+
+@pytest.fixture(autouse=True)
+def quiet_runs(tmp_path_factory, monkeypatch):
+    """Chinese by default, and traces of runs made by answers go to a temporary folder."""
+    monkeypatch.delenv("AGENTLAB_LANG", raising=False)
+    monkeypatch.setenv("AGENTLAB_RUNS_DIR", str(tmp_path_factory.getbasetemp() / "runs"))
+
+
+@functools.cache
+def verdicts(exercise_id: str) -> dict[str, object]:
+    exercise = api.get(exercise_id)
+    return {
+        "reference": judge(exercise, exercise.reference),
+        "starter": judge(exercise, starter_answer(exercise)),
+        "wrong": [judge(exercise, bad.answer) for bad in exercise.wrong],
+    }
+
+
+def has_cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+def test_every_chapter_has_at_least_five_exercises():
+    assert len(IDS) == len(set(IDS)) >= 25
+    for chapter in CHAPTERS:
+        mine = exercises(chapter)
+        assert len(mine) >= 5, chapter
+        assert all(e.id.startswith(chapter + "-") for e in mine)
+    assert {e.chapter for e in EXERCISES} == set(CHAPTERS)
+    assert exercises(1) == exercises("01")
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_the_reference_answer_passes(exercise_id):
+    verdict = verdicts(exercise_id)["reference"]
+    assert verdict.status == PASSED, verdict.detail
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_the_starter_runs_quietly_and_is_not_done_yet(exercise_id, capsys):
+    exercise = api.get(exercise_id)
+    namespace: dict[str, object] = {}
+    exec(exercise.starter, namespace)  # as the committed notebook cell would
+    assert capsys.readouterr() == ("", "")
+    assert exercise.answer_name in namespace
+    verdict = verdicts(exercise_id)["starter"]
+    assert verdict.status == NOT_DONE, verdict.detail
+    assert api.render(verdict).startswith("还没完成：")
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_each_wrong_answer_fails_in_its_own_words(exercise_id):
+    exercise = api.get(exercise_id)
+    assert len(exercise.wrong) >= 2
+    found = verdicts(exercise_id)["wrong"]
+    for bad, verdict in zip(exercise.wrong, found, strict=True):
+        assert verdict.status == WRONG, (bad.label, verdict.detail)
+        assert api.render(verdict).startswith("不对：")
+    details = [v.detail for v in found]
+    assert len(set(details)) == len(details), details
+
+
+def raises(*args, **kwargs):
+    raise ValueError("boom")
+
+
+def loops_forever(*args, **kwargs):
+    while True:
+        pass
+
+
+def sleeps(*args, **kwargs):
+    time.sleep(60)
+
+
+JUNK = {
+    "None": None,
+    "int": 42,
+    "str": "x",
+    "raises": raises,
+    "loops": loops_forever,
+    "sleeps": sleeps,
+    "garbage": lambda *a, **k: object(),
+    "class": type("Junk", (), {}),
+}
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_junk_answers_never_raise(exercise_id, capsys):
+    for name, junk in JUNK.items():
+        result = check(exercise_id, junk, time_limit_s=0.02)
+        printed = capsys.readouterr()
+        assert isinstance(result, CheckResult), name
+        assert not result.passed, name
+        assert printed.err == "", name
+        assert printed.out == result.message + "\n", name
+        assert result.message.startswith(("还没完成：", "不对：")), (name, result.message)
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_feedback_is_the_same_every_time(exercise_id, capsys):
+    exercise = api.get(exercise_id)
+    first = api.render(verdicts(exercise_id)["wrong"][0])
+    check(exercise_id, exercise.wrong[0].answer)
+    assert capsys.readouterr().out == first + "\n"
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_english_feedback_behind_one_switch(exercise_id, monkeypatch):
+    exercise = api.get(exercise_id)
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    verdict = judge(exercise, exercise.wrong[0].answer)
+    message = api.render(verdict)
+    assert message.startswith("Not right: ")
+    assert message != api.render(verdicts(exercise_id)["wrong"][0])
+    assert api.render(judge(exercise, starter_answer(exercise))).startswith("Not done yet: ")
+    assert not has_cjk(exercise.title), exercise.title
+    assert exercise.prompt and exercise.hint
+
+
+def test_the_exercise_texts_are_complete_in_both_languages():
+    keys = [k for k in CATALOG if k.startswith("exercise.")]
+    for key in keys:
+        zh, en = CATALOG[key]
+        assert zh and en, key
+        assert placeholders(zh) == placeholders(en), key
+    for exercise in EXERCISES:
+        for part in ("title", "prompt", "hint"):
+            assert f"exercise.{exercise.id}.{part}" in CATALOG
+        if exercise.kind == "predict" and exercise.id != "05-predict-seeds":
+            assert f"exercise.{exercise.id}.why" in CATALOG
+
+
+def key_patterns() -> tuple[set[str], list[re.Pattern]]:
+    """Every string literal in agentlab/exercises, and every f-string as a pattern."""
+    literals, patterns = set(), []
+    for path in (REPO / "agentlab" / "exercises").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literals.add(node.value)
+            elif isinstance(node, ast.JoinedStr):
+                parts = [
+                    re.escape(v.value) if isinstance(v, ast.Constant) else "[^.]+"
+                    for v in node.values
+                ]
+                if parts and parts[0].startswith(re.escape("exercise.")):
+                    patterns.append(re.compile("".join(parts)))
+    return literals, patterns
+
+
+def test_every_exercise_text_is_reachable():
+    """The i18n test skips keys with computed names; this is their check."""
+    literals, patterns = key_patterns()
+    for key in (k for k in CATALOG if k.startswith("exercise.")):
+        assert key in literals or any(p.fullmatch(key) for p in patterns), key
+        part = key.split(".")[1]
+        if re.fullmatch(r"\d\d-.+", part):
+            assert part in IDS, key
+
+
+def test_a_check_cell_shows_its_message_once(capsys):
+    from IPython.core.formatters import DisplayFormatter
+
+    result = check("01-loop", api.get("01-loop").reference)
+    printed = capsys.readouterr().out
+    assert printed.startswith("✅ 通过：") and printed.count("\n") == 1
+    assert result.passed and result.status == "passed" and result.message == printed.strip()
+    assert repr(result) == "CheckResult('01-loop', passed=True)"
+    # What IPython shows for a cell ending with check(...): nothing more.
+    assert DisplayFormatter().format(result) == ({}, {})
+
+
+def test_unknown_ids_are_answered_not_raised(capsys):
+    result = check("99-nope", 1)
+    assert not result.passed and "99-nope" in result.message
+    hint("99-nope")
+    show("99-nope")
+    out = capsys.readouterr().out
+    assert out.count("99-nope") == 3 and "01-loop" in out
+
+
+def test_hint_and_show_print_the_catalog_text(capsys):
+    hint("03-deadline")
+    show("03-deadline")
+    out = capsys.readouterr().out
+    exercise = api.get("03-deadline")
+    assert exercise.hint in out and exercise.prompt in out and exercise.title in out
+
+
+def test_a_check_outside_the_main_thread_is_bounded_too():
+    found: list[CheckResult] = []
+    worker = threading.Thread(
+        target=lambda: found.append(check("01-loop", loops_forever, time_limit_s=0.1))
+    )
+    started = time.monotonic()
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive() and time.monotonic() - started < 5
+    assert not found[0].passed and found[0].message.startswith("不对：")
+
+
+def test_the_loop_check_names_the_missing_tool_call_id():
+    """The example from issue 15, word for word."""
+    detail = verdicts("01-loop")["wrong"][3].detail  # only the first of two calls answered
+    assert "第 2 次请求的历史里，tool_call_id=call_1_1 没有对应的 role=tool 消息" in detail
+
+
+def test_the_deadline_check_has_its_own_words_for_per_phase_timeouts():
+    exercise = api.get("03-deadline")
+    per_phase = next(w for w in exercise.wrong if w.label.startswith("per-phase"))
+    assert "每个阶段一个新超时" in judge(exercise, per_phase.answer).detail
+
+
+def test_completion_from_the_widest_runs_matches_a_real_sweep():
+    """ch05 reads completion at any cap off one run per task at cap 24; a real sweep agrees."""
+    from agentlab.exercises import ch05
+    from agentlab.experiments import summarize
+
+    caps = (5, 12)
+    summary = summarize(ch05._results(ch05.CHAPTER_SEED, caps)).set_index("cap")
+    for cap in caps:
+        assert ch05.completion_at(ch05.CHAPTER_SEED, cap) == summary.loc[cap, "completion_rate"]
+
+
+def test_importing_the_exercises_does_not_load_pandas():
+    code = "import sys, agentlab.exercises; print('pandas' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False" and out.stderr == ""
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "agentlab.exercises", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "AGENTLAB_RUNS_DIR": str(REPO / "runs")},
+    )
+
+
+def test_the_command_line_lists_and_verifies():
+    listed = run_cli("list")
+    assert listed.returncode == 0, listed.stderr
+    assert len(listed.stdout.splitlines()) == len(IDS)
+    verified = run_cli("verify", "--chapter", "02")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "0 次判错" in verified.stdout.splitlines()[-1]
+    assert verified.stderr == ""
+
+
+def test_verify_fails_when_a_check_misjudges(monkeypatch, capsys):
+    lenient = Exercise(
+        "01-lenient",
+        "01",
+        "code",
+        "anything",
+        "anything = None\n",
+        lambda answer: passed("always"),
+        None,
+        api.get("01-loop").wrong[:2],
+    )
+    monkeypatch.setattr(api, "EXERCISES", [lenient])
+    assert main(["verify"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("✗") == 3  # the starter and both wrong answers passed
+    assert isinstance(lenient.check(None), Verdict)
