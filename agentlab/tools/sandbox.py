@@ -32,6 +32,10 @@ gives the clear messages; the open makes the rule hold at the moment it
 matters. Where ``os.open`` has no ``dir_fd`` (Windows), the open is by path
 after the check, as before: creating symlinks there needs privileges.
 
+The root itself is trusted: it is the folder the developer chose, taken as
+it is (links and all) on every call. Hard links are not detected: a file
+with a second name outside is the same file (the tools never create links).
+
 This module does not read or write anything itself beyond opening and
 listing; what a file means is each tool's business.
 """
