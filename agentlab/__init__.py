@@ -6,7 +6,8 @@ Follow one run through these modules, in this order:
                       (``minimal_loop.py`` is the same loop with only a step cap);
 - ``budget.py``       ``Budget`` and the guards the loop consults;
 - ``request.py``      the decide phase: one model request (``streaming.py``
-                      puts streamed replies together, ``retry.py`` says when to retry);
+                      puts streamed replies together, ``quirks.py`` reads what real
+                      providers add, ``retry.py`` says when to retry);
 - ``tools/``          the tool registry (whitelist, argument check, time limit)
                       and ready-made tools;
 - ``result.py``       what a run did and how it ended (``RunResult``);
@@ -15,7 +16,7 @@ Follow one run through these modules, in this order:
 - ``trace.py``        the run's events, on disk as JSON lines;
 - ``context.py``      truncating big outputs, folding old steps;
 - ``failures.py``     naming a failure: transient, invalid input, permission or logic;
-- ``clients/``        scripted and real ``openai.OpenAI`` clients;
+- ``clients/``        scripted and real ``openai.OpenAI`` clients, recording and replay;
 - ``i18n.py``         every message people read, in Chinese and English;
 - ``report.py``       pandas tables and matplotlib charts (imported on demand).
 

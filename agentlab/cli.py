@@ -6,6 +6,9 @@
   seed's ``python agent.py``). It uses a real model when ``.env`` configures
   one, a scripted one when asked (``--scripted``) or when none is
   configured, and says which on stderr so stdout stays pure JSON.
+  ``--record FILE`` records the run (no key in the file); ``run --replay
+  FILE`` plays it again keyless and offline, and says on stderr where the
+  replayed requests differ from the recorded ones (``clients/recording.py``).
 - ``demo`` plays the outcome scenarios and prints a table an instructor
   can project; ``--stream`` shows each phase and streamed text live.
 - ``sweep`` runs a task population over a range of caps and writes the tidy
@@ -76,18 +79,18 @@ def build_parser() -> OneLineParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
 
     run = commands.add_parser("run", help=tr("cli.run.help"))
-    run.add_argument("question", help=tr("cli.run.question"))
+    run.add_argument("question", nargs="?", help=tr("cli.run.question"))
     run.add_argument(
         "--max-steps",
         type=positive_int,
-        default=DEMO_MAX_STEPS,
+        default=None,  # DEMO_MAX_STEPS, or what a replayed recording used
         help=tr("cli.run.max_steps", default=DEMO_MAX_STEPS),
     )
     run.add_argument("--scripted", choices=sorted(BEHAVIOURS), help=tr("cli.run.scripted"))
-    run.add_argument(
-        "--tools", choices=sorted(DEFAULT_SCRIPTED), default="sales", help=tr("cli.run.tools")
-    )
+    run.add_argument("--tools", choices=sorted(DEFAULT_SCRIPTED), help=tr("cli.run.tools"))
     run.add_argument("--stream", action="store_true", help=tr("cli.run.stream"))
+    run.add_argument("--record", type=Path, metavar="FILE", help=tr("replay.cli_record"))
+    run.add_argument("--replay", type=Path, metavar="FILE", help=tr("replay.cli_replay"))
 
     demo = commands.add_parser("demo", help=tr("cli.demo.help"))
     demo.add_argument("--stream", action="store_true", help=tr("cli.demo.stream"))
@@ -112,6 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "run":
+        if args.record and args.replay:
+            parser.error(tr("replay.cli_record_and_replay"))
+        if args.replay:
+            return command_replay(args, parser)
+        if not args.question:
+            parser.error(tr("replay.cli_need_question"))
         return command_run(args)
     if args.command == "demo":
         return command_demo(args)
@@ -127,8 +136,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def command_run(args: argparse.Namespace) -> int:
-    tools = sales_tools() if args.tools == "sales" else file_tools(sandbox_copy())
+    tools_name = args.tools or "sales"
+    max_steps = args.max_steps or DEMO_MAX_STEPS
     model_options: dict[str, Any] = {}
+    provider = None
     if args.scripted:
         client = scripted(args.scripted)
         note = tr("cli.scripted_asked", name=args.scripted)
@@ -136,20 +147,68 @@ def command_run(args: argparse.Namespace) -> int:
         try:
             settings = load_settings()
         except ModelConfigError as exc:
-            name = DEFAULT_SCRIPTED[args.tools]
+            name = DEFAULT_SCRIPTED[tools_name]
             client = scripted(name)
             note = tr("cli.scripted_fallback", name=name, reason=exc)
         else:
             client = settings.client()
             model_options["model"] = settings.model
+            provider = settings.provider
             note = tr("cli.real_model", model=settings.model, provider=settings.provider)
     print(note, file=sys.stderr)
+    if args.record:
+        from .clients.recording import recording
+
+        how = {"tools": tools_name, "max_steps": max_steps, "stream": args.stream}
+        client = recording(client, args.record, provider=provider, run=how)
+        print(tr("replay.cli_recording_to", path=args.record), file=sys.stderr)
+    return _run_and_print(args.question, client, tools_name, max_steps, args.stream, model_options)
+
+
+def command_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """``run --replay FILE``: the recorded run again, keyless; divergences on stderr."""
+    from .clients.recording import RecordingError, ReplayClient
+
+    try:
+        client = ReplayClient(args.replay)
+    except RecordingError as exc:
+        parser.error(str(exc))
+    how = client.recording.get("run") or {}
+    provider = client.recording.get("provider")
+    print(
+        tr("replay.cli_replaying", path=args.replay, provider=provider, model=client.model),
+        file=sys.stderr,
+    )
+    code = _run_and_print(
+        args.question or client.task or "",
+        client,
+        args.tools or how.get("tools") or "sales",
+        args.max_steps or how.get("max_steps") or DEMO_MAX_STEPS,
+        args.stream or client.stream,
+        {"model": client.model} if client.model else {},
+    )
+    for divergence in client.divergences:
+        print(divergence.message, file=sys.stderr)
+    if not client.divergences:
+        print(tr("replay.cli_matched", n=len(client.replayer.requests)), file=sys.stderr)
+    return code
+
+
+def _run_and_print(
+    question: str,
+    client: Any,
+    tools_name: str,
+    max_steps: int,
+    stream: bool,
+    model_options: dict[str, Any],
+) -> int:
+    tools = sales_tools() if tools_name == "sales" else file_tools(sandbox_copy())
     result = run_agent(
-        args.question,
+        question,
         client=client,
         tools=tools,
-        budget=Budget(max_steps=args.max_steps),
-        stream=args.stream,
+        budget=Budget(max_steps=max_steps),
+        stream=stream,
         on_text=lambda text: print(text, end="", file=sys.stderr, flush=True),
         **model_options,
     )

@@ -93,10 +93,22 @@ def retry_after(response: Any) -> float | None:
 
 
 def _status_message(exc: openai.APIStatusError) -> str:
-    detail = exc.body.get("message") if isinstance(exc.body, dict) else None
-    if not detail and isinstance(exc.body, dict) and isinstance(exc.body.get("error"), dict):
-        detail = exc.body["error"].get("message")
-    return tr("model.http_status", status=exc.status_code, detail=detail or exc.message)
+    return tr(
+        "model.http_status", status=exc.status_code, detail=error_detail(exc.body) or exc.message
+    )
+
+
+def error_detail(body: Any) -> str | None:
+    """The explanation in an error body, whatever its shape: ``{"message"}``
+    (vLLM), ``{"error": {"message"}}`` (OpenAI, DeepSeek), ``{"error": "..."}``,
+    or a list of those (Gemini's OpenAI-compatible endpoint)."""
+    if isinstance(body, str):
+        return body.strip() or None
+    if isinstance(body, list):
+        return next((d for d in map(error_detail, body) if d), None)
+    if isinstance(body, dict):
+        return error_detail(body.get("message")) or error_detail(body.get("error"))
+    return None
 
 
 TOOL_ERROR_CLASSES = {

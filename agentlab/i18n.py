@@ -2582,4 +2582,69 @@ CATALOG: dict[str, tuple[str, str]] = {
         "再向配置好的模型发一个极小的测试请求（只消耗极少的 token）",
         "also send one tiny test request to the configured model (costs a token or two)",
     ),
+    # -- providers --
+    "provider.legacy_function_call": (
+        "模型用的是已弃用的 function_call 格式（不是 tool_calls）：按一个工具调用处理",
+        "the model answered with the deprecated function_call (not tool_calls); read as one "
+        "tool call",
+    ),
+    "provider.cut_off_calls": (
+        "回复在工具调用参数写到一半时被截断（finish_reason=length）：{n} 个工具调用都没有执行，"
+        "以免执行不完整的指令；请调大模型的输出上限或缩短上下文",
+        "the reply was cut off inside its tool call arguments (finish_reason=length): none of "
+        "its {n} tool calls was run, so no half-written instruction is carried out; raise the "
+        "model's output limit or shorten the context",
+    ),
+    "replay.diverged": (
+        "回放的第 {number} 个请求与录制时不同：{where} 录制时是 {recorded}，这次是 {replayed}",
+        "request {number} of the replay differs from the recording at {where}: recorded "
+        "{recorded}, now {replayed}",
+    ),
+    "replay.absent": ("（没有）", "(absent)"),
+    "replay.ran_out": (
+        "回放的第 {number} 个请求超出了录制：录制里只有 {count} 个请求",
+        "request {number} of the replay goes beyond the recording, which holds {count} requests",
+    ),
+    "replay.recorded_error": (
+        "录制时第 {number} 个请求就没有得到回复（{error}）",
+        "request {number} got no reply when it was recorded ({error})",
+    ),
+    "replay.bad_file": (
+        "无法读取录制文件 {path}：{reason}",
+        "cannot read the recording {path}: {reason}",
+    ),
+    "replay.not_a_recording": (
+        "{path} 不是 agentlab 的录制文件（缺少 format: {format} 或 exchanges）",
+        "{path} is not an agentlab recording (no format: {format} or no exchanges)",
+    ),
+    "replay.cli_record": (
+        "把这次运行的每个模型请求和回复录制到 FILE（不含 API Key），之后可以用 --replay 离线回放",
+        "record every model request and reply of this run to FILE (no API key), to replay "
+        "offline later with --replay",
+    ),
+    "replay.cli_replay": (
+        "不用 Key、不联网，回放 FILE 里录制的运行（问题、模型和工具默认与录制时相同）",
+        "replay the run recorded in FILE, keyless and offline (question, model and tools "
+        "default to the recorded ones)",
+    ),
+    "replay.cli_recording_to": (
+        "正在把这次运行录制到 {path}（不含 API Key）",
+        "recording this run to {path} (no API key in it)",
+    ),
+    "replay.cli_replaying": (
+        "正在回放录制 {path}（{provider}，模型 {model}）：不需要 Key，也不联网",
+        "replaying the recording {path} ({provider}, model {model}): no key, no network",
+    ),
+    "replay.cli_matched": (
+        "回放与录制一致：{n} 个请求都和录制时相同",
+        "the replay matched the recording: all {n} requests were the same",
+    ),
+    "replay.cli_need_question": (
+        "缺少参数 question：请给出问题，或者用 --replay FILE 回放一个录制",
+        "the argument question is missing: give one, or replay a recording with --replay FILE",
+    ),
+    "replay.cli_record_and_replay": (
+        "--record 和 --replay 不能同时使用",
+        "--record and --replay cannot be used together",
+    ),
 }

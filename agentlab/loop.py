@@ -61,6 +61,7 @@ def run_agent(
     task_id: str | None = None,
     stream: bool = False,
     on_text: Callable[[str], None] | None = print_delta,
+    on_reasoning: Callable[[str], None] | None = None,
     done_when: Callable[[str], Any] | None = None,
     permission_errors: str = "stop",
     fold_after_steps: int | None = None,
@@ -70,7 +71,9 @@ def run_agent(
     """Run ``task`` to an ending: answered, out of budget, or failed.
 
     - ``stream=True`` streams each request; text deltas go to ``on_text`` as
-      they arrive (printed by default, ``None`` keeps quiet).
+      they arrive (printed by default, ``None`` keeps quiet); a thinking
+      model's reasoning goes to ``on_reasoning`` (not shown by default; every
+      reply's reasoning is kept in ``RunResult.reasoning``).
     - ``done_when(answer)`` returns ``True`` when the task is really done, or
       ``False`` / a sentence saying what is missing.
     - ``permission_errors``: ``"stop"`` ends the run with ``policy_denied``
@@ -86,6 +89,7 @@ def run_agent(
     deadline = Deadline(budget.max_seconds)
     trace = Trace.open(trace_dir, task_id, deadline.started, on_event)
     run = RunState(task_id, budget, deadline, trace, guards=budget.guards())
+    run.on_reasoning = on_reasoning
     trace.event(
         event="start",
         task_id=task_id,
@@ -115,6 +119,10 @@ def run_agent(
         if isinstance(turn, Stop):
             return run.finish(turn)
         run.messages.append(turn.as_message())
+        if turn.calls and turn.finish_reason == "length":  # cut off mid-call: run none of them
+            stop = Stop("max_tokens", tr("provider.cut_off_calls", n=len(turn.calls)))
+            _answer_unrun(turn.calls, run, stop)
+            return run.finish(stop)
 
         if turn.calls:
             stop = run_tool_calls(turn.calls, tools, run, permission_errors)

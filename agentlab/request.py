@@ -24,6 +24,7 @@ decide when to stop.
 from __future__ import annotations
 
 import itertools
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,7 @@ import openai
 from openai import Stream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from . import quirks
 from .deadline import TimedOut, run_within
 from .failures import ModelFailure, failure_from, model_failure_class
 from .i18n import tr
@@ -63,18 +65,32 @@ class ModelTurn:
     """``"length"``: the service cut the reply off."""
     fragments: tuple[Fragment, ...] = ()
     """Streamed replies: the tool-call fragments as they arrived (for teaching)."""
+    reasoning: str | None = None
+    """The model's thinking, kept apart from the answer (``None``: it showed none)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the provider added to its message (DeepSeek: ``reasoning_content``)."""
+    call_fields: tuple[dict[str, Any], ...] = ()
+    """Per call, in order, the fields the provider added to it (Gemini 3: ``extra_content``)."""
+    notes: tuple[str, ...] = ()
+    """Warnings about how the reply had to be read (e.g. a legacy ``function_call``)."""
 
     def as_message(self) -> dict[str, Any]:
-        """The assistant message that goes back into the history."""
-        message: dict[str, Any] = {"role": "assistant", "content": self.content}
+        """The assistant message that goes back into the history.
+
+        The provider's own fields go back exactly as they came: DeepSeek's
+        thinking mode and Gemini 3 refuse the next request without them.
+        """
+        message: dict[str, Any] = {"role": "assistant", "content": self.content, **self.extra}
         if self.calls:
+            added = self.call_fields or tuple({} for _ in self.calls)
             message["tool_calls"] = [
                 {
                     "id": c.id,
                     "type": "function",
                     "function": {"name": c.name, "arguments": c.arguments},
+                    **fields,
                 }
-                for c in self.calls
+                for c, fields in zip(self.calls, added, strict=True)
             ]
         return message
 
@@ -122,9 +138,14 @@ def _ask_in_time(
         if on_text is not None and not given_up.is_set():
             on_text(text)
 
+    def show_reasoning(text: str) -> None:
+        if run.on_reasoning is not None and not given_up.is_set():
+            run.on_reasoning(text)
+
     def ask() -> ModelTurn | ModelFailure:
         timeout = run.deadline.remaining()
-        return request_turn(client, model, list(run.messages), schemas, timeout, stream, show)
+        messages = list(run.messages)
+        return request_turn(client, model, messages, schemas, timeout, stream, show, show_reasoning)
 
     try:
         return run_within(ask, run.deadline.remaining(), "decide")
@@ -139,7 +160,9 @@ def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> Mod
     run.last_turn_tokens = turn.tokens
     if not turn.usage_reported:
         run.warn(tr("model.no_usage"))
-    if turn.finish_reason == "length":
+    for note in turn.notes:
+        run.warn(note)
+    if turn.finish_reason == "length" and not turn.calls:  # cut-off calls stop the run (loop.py)
         run.warn(tr("model.cut_off"))
     turn = _with_usable_ids(turn, run)
     _trace_attempt(
@@ -149,6 +172,7 @@ def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> Mod
         "ok",
         tokens=turn.tokens,
         content=turn.content,
+        reasoning=turn.reasoning,
         calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in turn.calls],
         finish_reason=turn.finish_reason,
     )
@@ -168,7 +192,7 @@ def _with_usable_ids(turn: ModelTurn, run: RunState) -> ModelTurn:
             fresh = f"call_{run.steps}_{position}"
             while fresh in run.call_ids:
                 fresh += "_"
-            run.warn(tr("model.call_id_renamed", id=repr(call.id)))
+            run.warn(tr("model.call_id_renamed", id=repr(call.id or None)))
             calls[position] = replace(call, id=fresh)
         run.call_ids.add(calls[position].id)
     return replace(turn, calls=calls)
@@ -194,19 +218,23 @@ def request_turn(
     timeout: float | None = None,
     stream: bool = False,
     on_text: Callable[[str], None] | None = print_delta,
+    on_reasoning: Callable[[str], None] | None = None,
 ) -> ModelTurn | ModelFailure:
     """Make one chat-completions request; with ``stream=True`` text goes to
-    ``on_text`` as it arrives and the turn keeps the tool-call fragments."""
+    ``on_text`` and reasoning to ``on_reasoning`` as they arrive, and the turn
+    keeps the tool-call fragments."""
     try:
         reply = post_chat(client, request_body(model, messages, tools, stream), timeout)
         if not stream:
             return turn_from_completion(reply)
         with reply:
-            streamed = read_stream(reply, on_text)
-        calls = [CallRequest(*call) for call in streamed.calls]
-        return make_turn(
-            streamed.content, calls, streamed.usage, streamed.finish_reason, streamed.fragments
-        )
+            s = read_stream(reply, on_text, on_reasoning)
+        calls = [CallRequest(c.id, c.name, c.arguments) for c in s.calls]
+        turn = make_turn(s.content, calls, s.usage, s.finish_reason, s.fragments, s.reasoning)
+        if s.extra or s.notes or any(c.extra for c in s.calls):
+            call_fields = tuple(c.extra for c in s.calls)
+            return replace(turn, extra=s.extra, notes=s.notes, call_fields=call_fields)
+        return turn
     except Exception as exc:  # whatever the service or its reply does, the run survives
         return failure_from(exc, secret=getattr(client, "api_key", None))
 
@@ -243,20 +271,50 @@ def post_chat(client: openai.OpenAI, body: dict[str, Any], timeout: float | None
 
 
 def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
-    """Read text, tool calls and usage out of a parsed ``ChatCompletion``."""
+    """Read text, reasoning, tool calls and usage out of a parsed ``ChatCompletion``."""
     choices = getattr(response, "choices", None)
     if not choices:
         return ModelFailure("bad_reply", tr("model.no_choices"))
     message = choices[0].message
-    calls = []
-    for tc in message.tool_calls or []:
-        function = getattr(tc, "function", None)
-        if function is None:  # e.g. a "custom" tool call: not something we offered
-            calls.append(CallRequest(tc.id, f"<{tc.type}>", ""))
-        else:
-            calls.append(CallRequest(tc.id, function.name, function.arguments or ""))
-    usage = getattr(response, "usage", None)
-    return make_turn(message.content, calls, usage, getattr(choices[0], "finish_reason", None))
+    tool_calls = message.tool_calls or []
+    calls = [_call_from(tc) for tc in tool_calls]
+    usage, finish_reason = getattr(response, "usage", None), choices[0].finish_reason
+    if _plain(message, tool_calls):
+        return make_turn(message.content, calls, usage, finish_reason)
+    # reasoning, typed parts, a provider's own fields, a legacy call: quirks.py
+    content, reasoning, extra, legacy = quirks.read_message(message)
+    notes = ()
+    if legacy and not calls:  # the deprecated functions API: one call, no id
+        calls = [CallRequest("", _text(legacy.name), _text(legacy.arguments))]
+        notes = (tr("provider.legacy_function_call"),)
+    call_fields = tuple(quirks.kept_fields(tc) for tc in tool_calls) if tool_calls else ()
+    turn = make_turn(content, calls, usage, finish_reason, (), reasoning)
+    return replace(turn, extra=extra, notes=notes, call_fields=call_fields)
+
+
+def _plain(message: Any, tool_calls: list[Any]) -> bool:
+    """The plain OpenAI shape: text (no ``<think>`` block) or null, tool calls, nothing else."""
+    content = message.content
+    if content is not None and not (isinstance(content, str) and "<think>" not in content[:64]):
+        return False
+    if getattr(message, "model_extra", None) or message.function_call is not None:
+        return False
+    return not any(getattr(tc, "model_extra", None) for tc in tool_calls)
+
+
+def _call_from(tc: Any) -> CallRequest:
+    function = getattr(tc, "function", None)
+    if function is None:  # e.g. a "custom" tool call: not something we offered
+        return CallRequest(_text(tc.id), f"<{_text(getattr(tc, 'type', None))}>", "")
+    return CallRequest(_text(tc.id), _text(function.name), _text(function.arguments))
+
+
+def _text(value: Any) -> str:
+    """A field that should be a string, as one: missing is ``""``, and JSON
+    values (some services send the arguments as an object) become JSON text."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
 
 
 def make_turn(
@@ -265,13 +323,34 @@ def make_turn(
     usage: Any,
     finish_reason: str | None,
     fragments: tuple[Fragment, ...] = (),
+    reasoning: str | None = None,
 ) -> ModelTurn:
-    """A turn from a reply's parts, streamed or not; ``usage`` may be missing."""
+    """A turn from a reply's parts, streamed or not; ``usage`` may be missing.
+
+    Empty or blank text is no text (``None``); tokens are the reply's
+    ``total_tokens`` (thinking included), else prompt plus completion tokens.
+    """
+    tokens = _total_tokens(usage)
     return ModelTurn(
-        content=content,
+        content=content if isinstance(content, str) and content.strip() else None,
         calls=calls,
-        tokens=usage.total_tokens if usage else 0,
-        usage_reported=usage is not None,
-        finish_reason=finish_reason,
+        tokens=tokens or 0,
+        usage_reported=tokens is not None,
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
         fragments=fragments,
+        reasoning=reasoning if isinstance(reasoning, str) and reasoning.strip() else None,
     )
+
+
+def _total_tokens(usage: Any) -> int | None:
+    total, prompt, completion = (
+        getattr(usage, name, None)
+        for name in ("total_tokens", "prompt_tokens", "completion_tokens")
+    )
+    if _is_count(total):
+        return total
+    return prompt + completion if _is_count(prompt) and _is_count(completion) else None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -161,6 +162,8 @@ class RunState:
     warnings: list[str] = field(default_factory=list)
     verified: bool = False
     """An independent completion check said "done"."""
+    on_reasoning: Callable[[str], None] | None = None
+    """Shows a thinking model's reasoning as it streams in (``run_agent(on_reasoning=...)``)."""
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -274,6 +277,11 @@ class RunState:
             messages=list(self.messages),
             trace_path=self.trace.path,
             events=list(self.trace.events),
+            reasoning=[
+                event.get("reasoning")
+                for event in self.trace.events
+                if event.get("phase") == "decide" and event.get("status") == "ok"
+            ],
             **ending,
         )
 
@@ -306,6 +314,9 @@ class RunResult:
     """Not an answer: what the model summed up when a budget ran out (wrap-up)."""
     events: list[dict[str, Any]] = field(default_factory=list, repr=False)
     """The trace events of the run, as written to ``trace_path``."""
+    reasoning: list[str | None] = field(default_factory=list, repr=False)
+    """What a thinking model reasoned before each of its replies, in order: one
+    entry per assistant message in ``messages`` (``None`` where it showed none)."""
 
     def __repr__(self) -> str:
         return (

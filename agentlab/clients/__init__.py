@@ -8,10 +8,13 @@
 - :mod:`agentlab.clients.scripted`: ``ScriptedClient``, answered in process.
 - :mod:`agentlab.clients.behaviours`: ready-made policies and ``scripted()``.
 - :mod:`agentlab.clients.real`: ``from_env()`` for an OpenAI-compatible service.
+- :mod:`agentlab.clients.recording`: ``recording(client, path)`` records a run
+  (no key in the file); ``ReplayClient(path)`` replays it keyless and offline.
 """
 
 from .behaviours import BEHAVIOURS, honest_analyst, never_stops, scripted, todo_clerk
 from .real import ModelConfigError, ModelSettings, from_env, load_settings
+from .recording import Divergence, RecordingError, ReplayClient, recording
 from .script import Conversation, Exchange, Hang, HttpError, Reply, ToolCall, call, say
 from .scripted import RecordedRequest, ScriptedClient
 from .wire import Chunking, estimate_tokens
@@ -20,12 +23,15 @@ __all__ = [
     "BEHAVIOURS",
     "Chunking",
     "Conversation",
+    "Divergence",
     "Exchange",
     "Hang",
     "HttpError",
     "ModelConfigError",
     "ModelSettings",
     "RecordedRequest",
+    "RecordingError",
+    "ReplayClient",
     "Reply",
     "ScriptedClient",
     "ToolCall",
@@ -35,6 +41,7 @@ __all__ = [
     "honest_analyst",
     "load_settings",
     "never_stops",
+    "recording",
     "say",
     "scripted",
     "todo_clerk",

@@ -1,0 +1,434 @@
+"""Record a run against a real provider once; replay it later without a key.
+
+``recording(client, path)`` returns a copy of ``client`` whose HTTP transport
+writes every exchange to ``path`` as it happens: each request's method, path
+and JSON body; each response's status, a few headers and its bytes. Nothing
+that authenticates is kept: request headers are never written (the key
+travels in ``Authorization``), nor is the query string, and the key is
+blanked out (``***``) wherever a body happens to hold it (a 401 may echo it).
+
+``ReplayClient(path)`` is an ``openai.OpenAI`` answered in process, like the
+scripted client (an ``httpx2.MockTransport``), with the recorded bytes,
+request by request: no key, no network, byte-identical replies. Each request
+is compared with the recorded one; where they differ, a :class:`Divergence`
+says which request and what differs (``client.divergences``; its
+``message`` is Chinese by default). The replay then goes on with the
+recorded reply: a recording is a demo, and a changed prompt should not stop a
+class. ``strict=True`` (for CI) answers a diverging request with HTTP 400
+instead, whose message is the divergence, so the run ends ``model_error``
+saying what changed. A request whose ``stream`` flag differs is refused
+either way: the recorded bytes could not be read as the other kind of reply.
+A recording made by hand may leave a request body out (``null``): that
+request is then answered without being compared.
+
+The file (``agentlab-recording/1``, UTF-8 JSON)::
+
+    {"format": "agentlab-recording/1", "provider": "DeepSeek",
+     "model": "deepseek-reasoner", "base_url": "https://api.deepseek.com/v1",
+     "run": {...},                      # optional: how `agentlab run` ran it
+     "exchanges": [
+       {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {...}},
+        "response": {"status": 200, "headers": {"content-type": ...},
+                     "text": "data: {...}\\n\\n..."}},    # or "base64": ...
+       {"request": {...}, "error": "timeout"}]}          # or "connection"
+
+This module does not run agents; it only stands between a client and its service.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx2
+from openai import OpenAI
+
+from ..i18n import tr
+
+FORMAT = "agentlab-recording/1"
+KEPT_HEADERS = ("content-type", "content-encoding", "retry-after", "retry-after-ms")
+"""The only response headers written: others may name accounts or set cookies."""
+REPLAY_BASE_URL = "http://replay.agentlab.invalid/v1"
+SCRUBBED = "***"
+
+
+class RecordingError(ValueError):
+    """A recording file that cannot be replayed (the message says why)."""
+
+
+# -- recording --------------------------------------------------------------------------
+
+
+@dataclass
+class Recorder:
+    """The exchanges of one recording, written to ``path`` after each one."""
+
+    path: Path
+    header: dict[str, Any]
+    secret: str | None = field(default=None, repr=False)
+    exchanges: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def start(self, request: httpx2.Request) -> dict[str, Any]:
+        """Note a request (its place in the file is kept even if it never ends)."""
+        body = self.scrub(_json_or_text(request.content))
+        exchange = {"request": {"method": request.method, "path": request.url.path, "body": body}}
+        with self.lock:
+            self.exchanges.append(exchange)
+            if self.header.get("model") is None and isinstance(body, dict):
+                self.header["model"] = body.get("model")
+        return exchange
+
+    def finish(self, exchange: dict[str, Any], **outcome: Any) -> None:
+        exchange.update(outcome)
+        self.save()
+
+    def response(
+        self, status: int, headers: httpx2.Headers, raw: bytes, broken: bool
+    ) -> dict[str, Any]:
+        """A response as written: the kept headers, the bytes as text (or base64)."""
+        kept = {name: headers[name] for name in KEPT_HEADERS if name in headers}
+        record: dict[str, Any] = {"status": status, "headers": kept}
+        try:
+            record["text"] = self.scrub(raw.decode("utf-8"))
+        except UnicodeDecodeError:  # compressed or binary: kept exactly, not searchable
+            record["base64"] = base64.b64encode(raw).decode("ascii")
+        if broken:
+            record["broken"] = True  # the connection failed after these bytes
+        return record
+
+    def scrub(self, value: Any) -> Any:
+        """``value`` with the key blanked out of every string in it."""
+        if not self.secret or len(self.secret) < 8:
+            return value
+        if isinstance(value, str):
+            return value.replace(self.secret, SCRUBBED)
+        if isinstance(value, list):
+            return [self.scrub(v) for v in value]
+        if isinstance(value, dict):
+            return {self.scrub(k): self.scrub(v) for k, v in value.items()}
+        return value
+
+    def save(self) -> None:
+        """Write the whole file anew (to a temporary name first: never half a file)."""
+        with self.lock:
+            document = {**self.header, "exchanges": list(self.exchanges)}
+            text = json.dumps(document, ensure_ascii=False, indent=1)
+            partial = self.path.with_name(self.path.name + ".partial")
+            partial.write_text(text + "\n", encoding="utf-8")
+            os.replace(partial, self.path)
+
+
+class _Tee(httpx2.SyncByteStream):
+    """Passes a response's bytes on as they arrive and keeps a copy."""
+
+    def __init__(self, stream: Any, done: Any) -> None:
+        self.stream, self.done = stream, done
+        self.parts: list[bytes] = []
+        self.broken = self.closed = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for part in self.stream:
+                self.parts.append(part)
+                yield part
+        except Exception:
+            self.broken = True
+            raise
+
+    def close(self) -> None:
+        try:
+            self.stream.close()
+        finally:
+            if not self.closed:
+                self.closed = True
+                self.done(b"".join(self.parts), self.broken)
+
+
+class RecordingTransport(httpx2.BaseTransport):
+    """An HTTP transport that records every exchange of the one it wraps."""
+
+    def __init__(self, inner: httpx2.BaseTransport, recorder: Recorder) -> None:
+        self.inner, self.recorder = inner, recorder
+        self.owner: Any = None
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        request.read()
+        request.headers["accept-encoding"] = "identity"  # readable bytes in the file
+        exchange = self.recorder.start(request)
+        try:
+            response = self.inner.handle_request(request)
+        except httpx2.TimeoutException:
+            self.recorder.finish(exchange, error="timeout")
+            raise
+        except httpx2.TransportError:
+            self.recorder.finish(exchange, error="connection")
+            raise
+
+        def done(raw: bytes, broken: bool) -> None:
+            status, headers = response.status_code, response.headers
+            self.recorder.finish(
+                exchange, response=self.recorder.response(status, headers, raw, broken)
+            )
+
+        return httpx2.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_Tee(response.stream, done),
+            extensions=response.extensions,
+            request=request,
+        )
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def recording(
+    client: OpenAI, path: str | Path, *, provider: str | None = None, run: dict | None = None
+) -> OpenAI:
+    """A copy of ``client`` that records every request it makes to ``path``.
+
+    ``provider`` names the service in the file (default: the host of the
+    base URL); ``run`` is kept as it is (the CLI notes its options there).
+    """
+    url = httpx2.URL(str(client.base_url))
+    port = f":{url.port}" if url.port else ""
+    header: dict[str, Any] = {
+        "format": FORMAT,
+        "provider": provider or url.host,
+        "model": None,
+        "base_url": f"{url.scheme}://{url.host}{port}{url.path}".rstrip("/"),
+    }
+    if run:
+        header["run"] = run
+    secret = client.api_key if isinstance(client.api_key, str) else None
+    recorder = Recorder(Path(path), header, secret)
+    recorder.save()  # the file exists at once, even if the run never reaches the service
+    # The SDK keeps its HTTP client and that client its transport in private
+    # attributes; without them (another SDK version) a plain transport is used.
+    original = getattr(client, "_client", None)
+    inner = getattr(original, "_transport", None) or httpx2.HTTPTransport()
+    transport = RecordingTransport(inner, recorder)
+    transport.owner = original  # it closes the shared connections once nothing uses them
+    http = httpx2.Client(transport=transport, follow_redirects=True)
+    return client.with_options(http_client=http)
+
+
+def _json_or_text(content: bytes) -> Any:
+    try:
+        return json.loads(content) if content else None
+    except ValueError:
+        return content.decode("utf-8", errors="replace")
+
+
+# -- replaying --------------------------------------------------------------------------
+
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """Request ``number`` (1 = the first) of a replay differs from the recording."""
+
+    number: int
+    where: str
+    """Where in the request body, e.g. ``messages[1].content``."""
+    recorded: Any
+    replayed: Any
+
+    @property
+    def message(self) -> str:
+        return tr(
+            "replay.diverged",
+            number=self.number,
+            where=self.where,
+            recorded=_shown(self.recorded),
+            replayed=_shown(self.replayed),
+        )
+
+
+def first_difference(recorded: Any, replayed: Any, where: str = "") -> tuple[str, Any, Any] | None:
+    """The first place two JSON values differ: ``(path, recorded, replayed)``, or ``None``."""
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        keys = list(recorded) + [k for k in replayed if k not in recorded]
+        pairs = [(recorded.get(k, _ABSENT), replayed.get(k, _ABSENT), f"{where}.{k}") for k in keys]
+    elif isinstance(recorded, list) and isinstance(replayed, list):
+        longest = max(len(recorded), len(replayed))
+        pairs = [
+            (
+                recorded[i] if i < len(recorded) else _ABSENT,
+                replayed[i] if i < len(replayed) else _ABSENT,
+                f"{where}[{i}]",
+            )
+            for i in range(longest)
+        ]
+    else:
+        same = type(recorded) is type(replayed) and recorded == replayed
+        return None if same else (where.lstrip(".") or "$", recorded, replayed)
+    for a, b, place in pairs:
+        found = first_difference(a, b, place)
+        if found:
+            return found
+    return None
+
+
+def _shown(value: Any) -> str:
+    if value is _ABSENT:
+        return tr("replay.absent")
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def load_recording(source: str | Path | dict[str, Any]) -> dict[str, Any]:
+    """A recording, from its file (or as already loaded); :class:`RecordingError` if unusable."""
+    if isinstance(source, dict):
+        document = source
+    else:
+        try:
+            document = json.loads(Path(source).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            reason = getattr(exc, "strerror", None) or type(exc).__name__
+            raise RecordingError(tr("replay.bad_file", path=str(source), reason=reason)) from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise RecordingError(tr("replay.not_a_recording", path=str(source), format=FORMAT))
+    if not isinstance(document.get("exchanges"), list):
+        raise RecordingError(tr("replay.not_a_recording", path=str(source), format=FORMAT))
+    return document
+
+
+@dataclass
+class Replayer:
+    """Answers request n with the recorded response n, noting where requests differ."""
+
+    recording: dict[str, Any]
+    strict: bool = False
+    requests: list[Any] = field(default_factory=list)
+    divergences: list[Divergence] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        body = _json_or_text(request.content)
+        exchanges = self.recording["exchanges"]
+        with self.lock:
+            self.requests.append(body)
+            number = len(self.requests)
+        if number > len(exchanges):
+            return _refusal(tr("replay.ran_out", number=number, count=len(exchanges)))
+        exchange = exchanges[number - 1] if isinstance(exchanges[number - 1], dict) else {}
+        recorded = (exchange.get("request") or {}).get("body")
+        found = None if recorded is None else first_difference(recorded, body)
+        if found:
+            divergence = Divergence(number, *found)
+            with self.lock:
+                self.divergences.append(divergence)
+            if self.strict or _streamed(recorded) != _streamed(body):
+                return _refusal(divergence.message)
+        response = exchange.get("response")
+        if not isinstance(response, dict):
+            error = exchange.get("error") or "-"
+            failure = httpx2.ReadTimeout if error != "connection" else httpx2.ConnectError
+            raise failure(tr("replay.recorded_error", number=number, error=error), request=request)
+        if "base64" in response:
+            content = base64.b64decode(response["base64"])
+        else:
+            content = str(response.get("text", "")).encode("utf-8")
+        headers = response.get("headers") or {}
+        if response.get("broken"):
+            return httpx2.Response(
+                response.get("status", 200), headers=headers, stream=_Broken(content)
+            )
+        return httpx2.Response(response.get("status", 200), headers=headers, content=content)
+
+
+class _Broken(httpx2.SyncByteStream):
+    """The recorded bytes, then the same failure the connection had."""
+
+    def __init__(self, content: bytes) -> None:
+        self.content = content
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield self.content
+        raise httpx2.ReadError("the recorded connection broke here")
+
+
+def _streamed(body: Any) -> bool:
+    return isinstance(body, dict) and bool(body.get("stream"))
+
+
+def _refusal(message: str) -> httpx2.Response:
+    return httpx2.Response(400, json={"error": {"message": message, "type": "replay"}})
+
+
+class ReplayClient(OpenAI):
+    """An ``openai.OpenAI`` that answers from a recording: no key, no network.
+
+    ``client.divergences`` lists where the requests differed from the
+    recording; ``client.model``, ``client.task`` and ``client.stream`` say
+    how the recorded run was asked, so it can be asked the same way again.
+    """
+
+    def __init__(
+        self,
+        recording: str | Path | dict[str, Any] | None = None,
+        *,
+        strict: bool = False,
+        replayer: Replayer | None = None,
+        **options: Any,
+    ) -> None:
+        if replayer is None:
+            if recording is None:
+                raise TypeError("ReplayClient needs a recording: a path or a loaded dict")
+            replayer = Replayer(load_recording(recording), strict)
+        self.replayer = replayer
+        options.setdefault("api_key", "replay-no-key")
+        options.setdefault("base_url", REPLAY_BASE_URL)
+        options.setdefault("max_retries", 0)  # request counts stay honest; retries are the loop's
+        if options.get("http_client") is None:
+            options["http_client"] = httpx2.Client(transport=httpx2.MockTransport(replayer.handle))
+        super().__init__(**options)
+
+    def copy(self, **options: Any) -> ReplayClient:
+        """A client with other SDK options, answered from the same recording."""
+        extra = {**options.pop("_extra_kwargs", {}), "replayer": self.replayer}
+        return super().copy(**options, _extra_kwargs=extra)
+
+    with_options = copy
+
+    @property
+    def divergences(self) -> list[Divergence]:
+        return self.replayer.divergences
+
+    @property
+    def recording(self) -> dict[str, Any]:
+        return self.replayer.recording
+
+    def _first_body(self) -> dict[str, Any]:
+        exchanges = self.recording["exchanges"]
+        body = ((exchanges[0] if exchanges else {}).get("request") or {}).get("body")
+        return body if isinstance(body, dict) else {}
+
+    @property
+    def model(self) -> str:
+        """The model the recorded run asked for."""
+        return str(self.recording.get("model") or self._first_body().get("model") or "")
+
+    @property
+    def task(self) -> str | None:
+        """The recorded run's task: the last user message of its first request."""
+        users = [m for m in self._first_body().get("messages") or [] if m.get("role") == "user"]
+        content = users[-1].get("content") if users else None
+        return content if isinstance(content, str) else None
+
+    @property
+    def stream(self) -> bool:
+        return _streamed(self._first_body())
+
+    def __repr__(self) -> str:
+        provider = self.recording.get("provider")
+        return f"ReplayClient({provider!r}, {self.model!r}, requests={len(self.replayer.requests)})"

@@ -1,0 +1,509 @@
+"""Provider quirks with no public recording, on streams built by hand.
+
+EVERYTHING IN THIS FILE IS CONSTRUCTED, not recorded. The corpus README lists
+these quirks under "not found": each is described in a public issue or pull
+request (named in the test's docstring), but no raw bytes could be found, so the
+chunks below were written from those descriptions. Ids, names and arguments
+are made up. The recorded corpus is replayed in ``test_providers_replayed.py``.
+
+The last tests feed the loop arbitrary JSON in every field a provider fills:
+``run_agent`` must end with a ``RunResult`` whatever arrives.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agentlab import STOP_REASONS, Budget, RunResult, run_agent
+from agentlab.i18n import tr
+from agentlab.request import ModelTurn, request_turn
+from agentlab.tools import Tool, ToolRegistry, ok
+
+from ..conftest import assert_well_formed, plain_client
+
+# -- a hand-built service ---------------------------------------------------------------
+
+
+def chunk(delta: dict | None = None, finish: str | None = None, **extra: Any) -> dict:
+    choice = {"index": 0, "delta": delta or {}, "finish_reason": finish}
+    base = {"id": "constructed", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    return {**base, "choices": [choice], **extra}
+
+
+def calls(*fragments: dict) -> dict:
+    """One chunk carrying tool-call fragments."""
+    return chunk({"tool_calls": list(fragments)})
+
+
+def fragment(index: int | None = None, id: str | None = None, name: str | None = None, args=None):
+    piece: dict[str, Any] = {}
+    if index is not None:
+        piece["index"] = index
+    if id is not None:
+        piece["id"] = id
+    function = {}
+    if name is not None:
+        function["name"] = name
+    if args is not None:
+        function["arguments"] = args
+    if function:
+        piece["function"] = function
+    return piece
+
+
+def sse(*chunks: dict) -> bytes:
+    return "".join(f"data: {json.dumps(c, ensure_ascii=False)}\n\n" for c in chunks).encode() + (
+        b"data: [DONE]\n\n"
+    )
+
+
+def completion(message: Any, finish: Any = "stop", usage: Any = None) -> dict:
+    body = {
+        "id": "constructed",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
+    if usage is not None:
+        body["usage"] = usage
+    return body
+
+
+ANSWER = completion({"role": "assistant", "content": "好了"})
+STREAMED_ANSWER = sse(chunk({"role": "assistant", "content": "好了"}), chunk(finish="stop"))
+
+
+def service(*replies: dict | bytes) -> Callable[[httpx2.Request], httpx2.Response]:
+    queue = list(replies)
+    seen: list[dict] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(json.loads(request.content))
+        if not queue:
+            return httpx2.Response(500, json={"error": {"message": "no more"}})
+        reply = queue.pop(0)
+        if isinstance(reply, bytes):
+            return httpx2.Response(
+                200, headers={"content-type": "text/event-stream"}, content=reply
+            )
+        return httpx2.Response(200, json=reply)
+
+    handler.seen = seen  # type: ignore[attr-defined]
+    return handler
+
+
+class Recorder:
+    """Tools that note every call they really ran."""
+
+    def __init__(self) -> None:
+        self.ran: list[tuple[str, dict]] = []
+
+    def registry(self, *names: str) -> ToolRegistry:
+        def make(name: str):
+            def run(**arguments: Any) -> dict:
+                self.ran.append((name, arguments))
+                return ok({"echo": arguments})
+
+            return run
+
+        schema = {"type": "object", "additionalProperties": True}
+        return ToolRegistry([Tool(n, n, schema, make(n)) for n in names])
+
+
+def turn_of(body: bytes) -> ModelTurn:
+    turn = request_turn(plain_client(service(body)), "m", [], [], stream=True, on_text=None)
+    assert isinstance(turn, ModelTurn), turn
+    return turn
+
+
+def assembled(body: bytes) -> list[tuple[str, str, dict]]:
+    return [(c.id, c.name, json.loads(c.arguments)) for c in turn_of(body).calls]
+
+
+# -- the assembly rule ------------------------------------------------------------------
+
+
+def test_a_fresh_id_on_every_fragment_does_not_split_the_call():
+    """Kimi kimi-for-coding / K2.6 (described in NousResearch/hermes-agent PR 45164):
+    ``index`` stays 0, every fragment has a new id, the name comes only first."""
+    body = sse(
+        calls(fragment(0, "tool_first", "skill_view", "")),
+        calls(fragment(0, "tool_second", args='{"')),
+        calls(fragment(0, "tool_third", args='name": "pdf')),
+        calls(fragment(0, "tool_fourth", args='"}')),
+        chunk(finish="tool_calls"),
+    )
+    assert assembled(body) == [("tool_first", "skill_view", {"name": "pdf"})]
+
+
+@pytest.mark.parametrize("index", [0, None], ids=["with-index", "without-index"])
+def test_empty_names_and_per_fragment_ids_continue_the_call(index):
+    """LM Studio (described in NousResearch/hermes-agent issue 5254): continuations
+    carry ``name: ""`` and their own ids."""
+    body = sse(
+        calls(fragment(index, "701601222", "shell", "")),
+        calls(fragment(index, "tool-call-1", "", '{\n "command"')),
+        calls(fragment(index, "tool-call-2", "", ': "ls"}')),
+        chunk(finish="tool_calls"),
+    )
+    assert assembled(body) == [("701601222", "shell", {"command": "ls"})]
+
+
+def test_two_ids_for_one_call_are_one_call():
+    """A server sending a second id mid-call (described in poolsideai/pool issue 9)."""
+    body = sse(
+        calls(fragment(0, "call_a", "read_text", '{"rel_path": ')),
+        calls(fragment(0, "call_b", args='"meeting.md"}')),
+        chunk(finish="tool_calls"),
+    )
+    assert assembled(body) == [("call_a", "read_text", {"rel_path": "meeting.md"})]
+
+
+def test_parallel_calls_with_neither_index_nor_id_are_told_apart_by_name():
+    """Gemini's OpenAI-compatible stream (described in open-webui/computer issue 224):
+    whole calls, no index, no id. The loop gives them ids of its own."""
+    body = sse(
+        calls(fragment(name="weather", args='{"city": "Paris"}')),
+        calls(fragment(name="weather", args='{"city": "Rome"}')),
+        chunk(finish="tool_calls"),
+    )
+    tools = Recorder()
+    handler = service(body, STREAMED_ANSWER)
+    result = run_agent(
+        "x",
+        client=plain_client(handler),
+        tools=tools.registry("weather"),
+        stream=True,
+        on_text=None,
+        trace_dir=False,
+    )
+    assert tools.ran == [("weather", {"city": "Paris"}), ("weather", {"city": "Rome"})]
+    assert [r["call_id"] for r in result.tool_results] == ["call_1_0", "call_1_1"]
+    assert result.outcome == "completed"
+    assert_well_formed(handler.seen[1]["messages"])
+
+
+def test_calls_opened_first_and_filled_later_without_index():
+    """Two heads, then argument pieces with no index: each piece fills the call
+    still waiting for whole arguments, not the call opened last."""
+    body = sse(
+        calls(fragment(0, "a", "read_text", "")),
+        calls(fragment(1, "b", "list_dir", "")),
+        calls(fragment(args='{"rel_path"')),
+        calls(fragment(args=': "a.md"}')),
+        calls(fragment(args='{"rel_path": "."}')),
+        chunk(finish="tool_calls"),
+    )
+    assert assembled(body) == [
+        ("a", "read_text", {"rel_path": "a.md"}),
+        ("b", "list_dir", {"rel_path": "."}),
+    ]
+
+
+def test_the_name_repeated_on_every_fragment_is_not_doubled():
+    """Fireworks / Kimi K2.5 (described in NousResearch/hermes-agent issue 8089)."""
+    body = sse(
+        calls(fragment(0, "functions.search:0", "search_files", '{"q": ')),
+        calls(fragment(0, "functions.search:0", "search_files", '"todo"}')),
+        chunk(finish="tool_calls"),
+    )
+    assert assembled(body) == [("functions.search:0", "search_files", {"q": "todo"})]
+
+
+def test_the_name_and_a_fresh_id_on_every_fragment_is_still_one_call():
+    """Both reports above at once (name repeated, a new id each time): while the
+    arguments are unfinished JSON, the same name continues the call."""
+    body = sse(
+        calls(fragment(0, "id-1", "search_files", '{"q": ')),
+        calls(fragment(0, "id-2", "search_files", '"to')),
+        calls(fragment(0, "id-3", "search_files", 'do"}')),
+        chunk(finish="tool_calls"),
+    )
+    assert assembled(body) == [("id-1", "search_files", {"q": "todo"})]
+
+
+def test_another_name_starts_another_call_even_mid_arguments():
+    """The rule's other half: a different function name is a new call, and the call
+    it interrupts keeps its broken arguments (fed back as INVALID_ARGUMENTS)."""
+    body = sse(
+        calls(fragment(name="read_text", args='{"rel_path": ')),
+        calls(fragment(name="list_dir", args="{}")),
+        chunk(finish="tool_calls"),
+    )
+    turn = turn_of(body)
+    assert [(c.name, c.arguments) for c in turn.calls] == [
+        ("read_text", '{"rel_path": '),
+        ("list_dir", "{}"),
+    ]
+
+
+def test_same_index_same_name_distinct_ids_are_two_calls():
+    """All parallel calls at ``index: 0`` (described in su-kaka/gcli2api PR 406)."""
+    body = sse(
+        calls(fragment(0, "x1", "weather", '{"city": ')),
+        calls(fragment(0, args='"Oslo"}')),
+        calls(fragment(0, "x2", "weather", '{"city": "Lima"}')),
+        chunk(finish="tool_calls"),
+    )
+    assert assembled(body) == [
+        ("x1", "weather", {"city": "Oslo"}),
+        ("x2", "weather", {"city": "Lima"}),
+    ]
+
+
+def test_the_signature_on_a_call_goes_back_with_it():
+    """Gemini 3 parallel calls: only the first carries ``extra_content`` (pipecat PR 3420)."""
+    signed = {**fragment(name="weather", args='{"city": "Oslo"}')}
+    signed["extra_content"] = {"google": {"thought_signature": "c2lnbmF0dXJl"}}
+    body = sse(calls(signed), calls(fragment(name="weather", args='{"city": "Lima"}')))
+    handler = service(body, STREAMED_ANSWER)
+    run_agent(
+        "x",
+        client=plain_client(handler),
+        tools=Recorder().registry("weather"),
+        stream=True,
+        on_text=None,
+        trace_dir=False,
+    )
+    sent = [m for m in handler.seen[1]["messages"] if m["role"] == "assistant"][0]["tool_calls"]
+    assert sent[0]["extra_content"] == {"google": {"thought_signature": "c2lnbmF0dXJl"}}
+    assert "extra_content" not in sent[1]
+
+
+# -- a reply cut off inside its tool calls ----------------------------------------------
+
+CUT_ARGS = '{"rel_path": "report.md", "text": "总销售额 96'
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_a_cut_off_tool_call_is_not_run_and_the_run_is_not_completed(stream):
+    """``finish_reason: "length"`` inside the arguments (vLLM issues 53269, 9053
+    describe it; no raw frames found)."""
+    if stream:
+        reply: dict | bytes = sse(
+            calls(fragment(0, "c1", "write_text", "")),
+            calls(fragment(0, args=CUT_ARGS)),
+            chunk(finish="length"),
+        )
+    else:
+        call = {"id": "c1", "type": "function", "function": {"name": "write_text"}}
+        call["function"]["arguments"] = CUT_ARGS
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        reply = completion(message, "length")
+    tools = Recorder()
+    result = run_agent(
+        "写报告",
+        client=plain_client(service(reply)),
+        tools=tools.registry("write_text"),
+        stream=stream,
+        on_text=None,
+        trace_dir=False,
+    )
+    assert tools.ran == []
+    assert (result.stop_reason, result.outcome, result.status) == (
+        "max_tokens",
+        "budget_exhausted",
+        "failed",
+    )
+    assert result.warnings[-1] == tr("provider.cut_off_calls", n=1)
+    assert [r["result"]["error"]["code"] for r in result.tool_results] == ["NOT_RUN"]
+    assert_well_formed(result.messages)
+
+
+def test_even_whole_arguments_are_not_run_from_a_cut_off_reply():
+    """A cut may fall between two calls: the first looks whole, the second is lost."""
+    whole = {"id": "c1", "type": "function", "function": {"name": "write_text"}}
+    whole["function"]["arguments"] = '{"rel_path": "a.md", "text": "x"}'
+    reply = completion({"role": "assistant", "tool_calls": [whole]}, "length")
+    tools = Recorder()
+    result = run_agent(
+        "x", client=plain_client(service(reply)), tools=tools.registry("write_text"), on_text=None
+    )
+    assert tools.ran == [] and result.stop_reason == "max_tokens"
+
+
+# -- reasoning where the answer usually is ----------------------------------------------
+
+
+def test_a_streamed_think_block_goes_to_reasoning_even_when_its_tags_are_cut():
+    """A ``<think>`` block streamed in ``content`` (vLLM without a reasoning parser; the
+    corpus has it non-streamed only), tags cut across deltas."""
+    pieces = ["\n<thi", "nk>\nplan", " more</th", "ink>\n\n", "Ans", "wer"]
+    body = sse(*(chunk({"content": p}) for p in pieces), chunk(finish="stop"))
+    shown: list[str] = []
+    thought: list[str] = []
+    client = plain_client(service(body))
+    turn = request_turn(
+        client, "m", [], [], stream=True, on_text=shown.append, on_reasoning=thought.append
+    )
+    assert (turn.content, turn.reasoning) == ("Answer", "plan more")
+    assert "".join(shown) == "Answer\n"
+    assert "".join(thought).strip() == "plan more"
+
+
+def test_text_that_only_looks_like_a_tag_is_the_answer():
+    body = sse(chunk({"content": "<th"}), chunk({"content": "is> is fine"}), chunk(finish="stop"))
+    assert turn_of(body).content == "<this> is fine"
+
+
+def test_magistral_thinking_parts_with_a_tool_call():
+    """Typed ``thinking`` parts beside a call (Magistral's shape, its call made up)."""
+    message = {
+        "role": "assistant",
+        "content": [{"type": "thinking", "thinking": [{"type": "text", "text": "need data"}]}],
+        "tool_calls": [
+            {"id": "m1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    }
+    tools = Recorder()
+    handler = service(completion(message, "tool_calls"), ANSWER)
+    result = run_agent(
+        "x", client=plain_client(handler), tools=tools.registry("f"), on_text=None, trace_dir=False
+    )
+    assert tools.ran == [("f", {})] and result.outcome == "completed"
+    assert result.reasoning == ["need data", None]
+    assert handler.seen[1]["messages"][2]["content"] is None  # thinking is not the answer
+
+
+def test_a_streamed_magistral_answer_prints_only_the_answer(capsys):
+    """The recorded Magistral stream with the default ``on_text`` (printing)."""
+    from .test_providers_replayed import CORPUS
+
+    t = CORPUS["mistral/magistral-medium-typed-parts-stream"]
+    client = plain_client(service(t["response"]["sse"].encode()))
+    result = run_agent("2+2?", client=client, tools=Recorder().registry(), stream=True)
+    assert capsys.readouterr().out == "2 + 2 = 4\n"
+    assert result.answer == "2 + 2 = 4" and result.outcome == "completed"
+    assert result.reasoning == [t["expect"]["reasoning"]]
+
+
+# -- nothing a provider sends makes run_agent raise -------------------------------------
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 3)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+PLAIN_PLACES = [
+    ("choices",),
+    ("choices", 0),
+    ("choices", 0, "message"),
+    ("choices", 0, "message", "content"),
+    ("choices", 0, "message", "tool_calls"),
+    ("choices", 0, "message", "tool_calls", 0),
+    ("choices", 0, "message", "tool_calls", 0, "id"),
+    ("choices", 0, "message", "tool_calls", 0, "function"),
+    ("choices", 0, "message", "tool_calls", 0, "function", "name"),
+    ("choices", 0, "message", "tool_calls", 0, "function", "arguments"),
+    ("choices", 0, "message", "tool_calls", 0, "extra_content"),
+    ("choices", 0, "message", "reasoning_content"),
+    ("choices", 0, "message", "reasoning_details"),
+    ("choices", 0, "message", "function_call"),
+    ("choices", 0, "finish_reason"),
+    ("usage",),
+    ("usage", "total_tokens"),
+]
+STREAM_PLACES = [
+    (0, "choices"),
+    (0, "choices", 0, "delta"),
+    (0, "choices", 0, "delta", "content"),
+    (0, "choices", 0, "delta", "reasoning_content"),
+    (1, "choices", 0, "delta", "tool_calls"),
+    (1, "choices", 0, "delta", "tool_calls", 0),
+    (1, "choices", 0, "delta", "tool_calls", 0, "index"),
+    (1, "choices", 0, "delta", "tool_calls", 0, "id"),
+    (1, "choices", 0, "delta", "tool_calls", 0, "function"),
+    (1, "choices", 0, "delta", "tool_calls", 0, "function", "arguments"),
+    (1, "choices", 0, "delta", "function_call"),
+    (2, "choices", 0, "finish_reason"),
+    (2, "usage"),
+]
+
+
+def replaced(document: Any, place: tuple, value: Any) -> Any:
+    document = json.loads(json.dumps(document))
+    target = document
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = value
+    return document
+
+
+def a_call_turn() -> dict:
+    call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"a": 1}'}}
+    message = {"role": "assistant", "content": "x", "tool_calls": [call]}
+    return completion(
+        message, "tool_calls", {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    )
+
+
+def a_call_stream() -> list[dict]:
+    return [
+        chunk({"role": "assistant", "content": "x"}),
+        calls(fragment(0, "c1", "f", '{"a": 1}')),
+        chunk(
+            finish="tool_calls",
+            usage={"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        ),
+    ]
+
+
+def assert_a_run_result(result: Any) -> None:
+    assert isinstance(result, RunResult)
+    assert result.stop_reason in STOP_REASONS
+    json.dumps(result.messages)  # the history could be sent again
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(place=st.sampled_from(PLAIN_PLACES), value=JSON)
+def test_any_json_in_any_field_of_a_reply_ends_in_a_run_result(place, value):
+    reply = replaced(a_call_turn(), place, value)
+    result = run_agent(
+        "x",
+        client=plain_client(service(reply, ANSWER)),
+        tools=Recorder().registry("f"),
+        on_text=None,
+        trace_dir=False,
+        budget=Budget(max_steps=3),
+    )
+    assert_a_run_result(result)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(place=st.sampled_from(STREAM_PLACES), value=JSON)
+def test_any_json_in_any_field_of_a_stream_ends_in_a_run_result(place, value):
+    number, path = place[0], place[1:]
+    chunks = a_call_stream()
+    chunks[number] = replaced(chunks[number], path, value)
+    result = run_agent(
+        "x",
+        client=plain_client(service(sse(*chunks), STREAMED_ANSWER)),
+        tools=Recorder().registry("f"),
+        stream=True,
+        on_text=None,
+        on_reasoning=lambda text: None,
+        trace_dir=False,
+        budget=Budget(max_steps=3),
+    )
+    assert_a_run_result(result)
+
+
+def test_a_finish_reason_in_a_chunk_without_delta_still_counts():
+    final = chunk(finish="length")
+    del final["choices"][0]["delta"]
+    body = sse(chunk({"content": "the answer is"}), final)
+    assert turn_of(body).finish_reason == "length"

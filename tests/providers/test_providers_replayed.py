@@ -1,0 +1,230 @@
+"""Every recorded provider reply, replayed over a loopback socket into the agent loop.
+
+Each transcript of ``transcripts/`` is served by a real HTTP server on 127.0.0.1
+(``replay_server.py``) to a plain ``openai.OpenAI(base_url=...)``, so the SDK
+parses the bytes the provider sent, streamed or not, as it would in class. The
+tests check what the decide phase reads (calls, answer, reasoning, usage), that
+``run_agent`` finishes the tool turn and never raises, and that the FOLLOW-UP
+request carries what that provider requires (``expect.follow_up``): DeepSeek's
+``reasoning_content``, Gemini 3's ``thought_signature``. Error transcripts must end
+``model_error`` with the provider's own explanation in the stop message.
+
+The closing answer after a tool call is constructed (``final_answer``) unless the
+corpus holds the recorded one (Gemini 2.5, llama.cpp).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from agentlab import Budget, run_agent
+from agentlab.clients import estimate_tokens
+from agentlab.request import ModelTurn, request_turn
+from agentlab.tools import Tool, ToolRegistry, ok
+
+from .replay_server import TranscriptServer, canned, final_answer
+
+HERE = Path(__file__).parent
+FILES = sorted((HERE / "transcripts").glob("*/*.json"))
+CORPUS = {f"{f.parent.name}/{f.stem}": json.loads(f.read_text(encoding="utf-8")) for f in FILES}
+REPLIES = [name for name, t in CORPUS.items() if "error" not in t["expect"]]
+ERRORS = [name for name, t in CORPUS.items() if "error" in t["expect"]]
+# The recorded answer that followed a recorded tool call, where the corpus has it.
+RECORDED_AFTER = {
+    "gemini-openai/gemini-2.5-pro-tool-call": "gemini-openai/gemini-2.5-pro-after-tool",
+    "llamacpp/qwen3-coder-tool-call": "llamacpp/qwen3-coder-after-tool",
+}
+CLOSING = "完成了。"
+TASK = "请用工具回答。"
+
+
+def echo_tools(names: list[str]) -> ToolRegistry:
+    """A tool per name that accepts any arguments and returns them."""
+
+    def echo(**arguments: Any) -> dict:
+        return ok({"received": arguments})
+
+    schema = {"type": "object", "additionalProperties": True}
+    return ToolRegistry([Tool(name, f"echo for {name}", schema, echo) for name in set(names)])
+
+
+def client_for(server: TranscriptServer) -> openai.OpenAI:
+    return openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0)
+
+
+def at(value: Any, path: str) -> Any:
+    """``at(message, "tool_calls[0].extra_content.google.thought_signature")``."""
+    for name, index in re.findall(r"([^.\[\]]+)(?:\[(\d+)\])?", path):
+        value = value[name] if isinstance(value, dict) else None
+        if index and isinstance(value, list):
+            value = value[int(index)]
+    return value
+
+
+def sent_by_provider(t: dict, path: str) -> Any:
+    """The value at ``path`` as the provider sent it (message, or first delta holding it)."""
+    if path == "reasoning_content":
+        return t["expect"]["reasoning"]  # streamed: the joined deltas, as the corpus derived it
+    if not t["stream"]:
+        return at(t["response"]["body"]["choices"][0]["message"], path)
+    for line in t["response"]["sse"].splitlines():
+        if line.startswith("data: {"):
+            for choice in json.loads(line[6:]).get("choices") or []:
+                found = at(choice.get("delta") or {}, path)
+                if found is not None:
+                    return found
+    return None
+
+
+@pytest.mark.parametrize("name", REPLIES)
+def test_the_decide_phase_reads_what_the_provider_meant(name):
+    t, expect = CORPUS[name], CORPUS[name]["expect"]
+    shown: list[str] = []
+    thought: list[str] = []
+    with TranscriptServer([canned(t)]) as server:
+        turn = request_turn(
+            client_for(server),
+            t["model"] or "m",
+            [{"role": "user", "content": TASK}],
+            echo_tools([c["name"] for c in expect["tool_calls"]]).schemas(),
+            timeout=10,
+            stream=t["stream"],
+            on_text=shown.append,
+            on_reasoning=thought.append,
+        )
+    assert isinstance(turn, ModelTurn), turn
+    assert turn.content == expect["content"]
+    assert turn.reasoning == expect["reasoning"]
+    assert [(c.id or None, c.name, json.loads(c.arguments)) for c in turn.calls] == [
+        (c["id"], c["name"], c["arguments"]) for c in expect["tool_calls"]
+    ]
+    assert turn.finish_reason == expect["finish_reason"]
+    usage = expect["usage"]
+    assert turn.usage_reported == (usage is not None)
+    assert turn.tokens == (usage["total_tokens"] if usage else 0)  # thinking tokens included
+    if t["stream"]:  # shown as it arrived, each apart, each closed by a newline
+        assert "".join(shown) == (expect["content"] + "\n" if expect["content"] else "")
+        assert "".join(thought) == (expect["reasoning"] + "\n" if expect["reasoning"] else "")
+
+
+@pytest.mark.parametrize("name", REPLIES)
+def test_a_run_finishes_the_turn_and_the_follow_up_carries_what_the_provider_needs(name):
+    t, expect = CORPUS[name], CORPUS[name]["expect"]
+    calls = expect["tool_calls"]
+    after = CORPUS.get(RECORDED_AFTER.get(name, ""))
+    replies = [canned(t)]
+    if calls:
+        replies.append(canned(after) if after else final_answer(CLOSING))
+    with TranscriptServer(replies) as server:
+        result = run_agent(
+            TASK,
+            client=client_for(server),
+            tools=echo_tools([c["name"] for c in calls]),
+            model=t["model"] or "m",
+            stream=t["stream"],
+            on_text=None,
+            trace_dir=False,
+            budget=Budget(max_steps=3, max_seconds=20),
+        )
+    requests = server.requests
+    assert result.reasoning[0] == expect["reasoning"]
+    decided = [e for e in result.events if e.get("phase") == "decide"]
+    assert decided[0]["reasoning"] == expect["reasoning"]
+    if not calls:
+        assert (result.stop_reason, result.answer) == ("answered", expect["content"] or "")
+        assert result.outcome == "completed" and len(requests) == 1
+        assert result.tokens == (expect["usage"] or {}).get("total_tokens", 0)
+        return
+
+    assert (result.outcome, result.stop_reason, len(requests)) == ("completed", "answered", 2)
+    closing = after["expect"]["content"] if after else CLOSING
+    assert result.answer == closing
+    assert [(r["tool"], json.loads(r["arguments"]), r["status"]) for r in result.tool_results] == [
+        (c["name"], c["arguments"], "ok") for c in calls
+    ]
+    for record, call in zip(result.tool_results, calls, strict=True):
+        assert record["call_id"] == (call["id"] or record["call_id"])  # made up only when missing
+        assert record["result"]["data"]["received"] == call["arguments"]
+
+    follow_up = requests[1]["messages"]
+    assistant = follow_up[-1 - len(calls)]
+    assert assistant["role"] == "assistant"
+    assert [tc["id"] for tc in assistant["tool_calls"]] == [
+        r["call_id"] for r in result.tool_results
+    ]
+    assert [m["tool_call_id"] for m in follow_up[-len(calls) :]] == [
+        tc["id"] for tc in assistant["tool_calls"]
+    ]
+    for path in (expect.get("follow_up") or {}).get("assistant_message_must_carry", []):
+        wanted = sent_by_provider(t, path)
+        assert wanted, path
+        assert at(assistant, path) == wanted, path
+    if after:  # the follow-up the provider accepted: ours carries the same calls and fields
+        (accepted,) = [m for m in after["request"]["messages"] if m["role"] == "assistant"]
+        assert assistant["tool_calls"] == accepted["tool_calls"]
+        assert set(accepted) <= set(assistant)
+    usage = (expect["usage"] or {}).get("total_tokens", 0)
+    closing_usage = (
+        after["expect"]["usage"]["total_tokens"] if after else 10 + estimate_tokens(CLOSING)
+    )
+    assert result.tokens == usage + closing_usage
+
+
+def test_deepseek_thinking_follow_up_has_the_shape_deepseek_accepted():
+    """The recorded accepted request sends each earlier assistant message with its
+    ``reasoning_content``; ours has the same fields (and, like the provider's own
+    recording, no ``index`` on the calls)."""
+    t = CORPUS["deepseek/deepseek-reasoner-follow-up-parallel"]
+    with TranscriptServer([canned(t), final_answer(CLOSING)]) as server:
+        run_agent(
+            TASK,
+            client=client_for(server),
+            tools=echo_tools(["get_player_name", "roll_dice"]),
+            model=t["model"],
+            on_text=None,
+            trace_dir=False,
+        )
+    ours = [m for m in server.requests[1]["messages"] if m["role"] == "assistant"]
+    accepted = [m for m in t["request"]["messages"] if m["role"] == "assistant"]
+    fields, call_fields = set(accepted[0]), set(accepted[0]["tool_calls"][0])
+    assert ours and all(set(m) == fields for m in ours)
+    assert all(set(tc) == call_fields for m in ours for tc in m["tool_calls"])
+    assert ours[0]["reasoning_content"] == t["expect"]["reasoning"]
+    assert ours[0]["content"] == t["expect"]["content"]
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_an_error_ends_the_run_with_the_providers_explanation(name):
+    t = CORPUS[name]
+    body = t["response"]["body"]
+    first = body[0] if isinstance(body, list) else body
+    explanation = (first.get("error") or first)["message"]
+    with TranscriptServer([canned(t)]) as server:
+        result = run_agent(
+            TASK,
+            client=client_for(server),
+            tools=echo_tools(["x"]),
+            model=t["model"],
+            on_text=None,
+            trace_dir=False,
+        )
+    assert (result.stop_reason, result.outcome) == ("model_error", "model_error")
+    assert result.model_requests == 1  # a 400 is not worth another attempt
+    assert explanation in result.warnings[-1]
+    assert str(t["expect"]["error"]["status"]) in result.warnings[-1]
+
+
+def test_gemini_list_error_body_is_explained_not_just_numbered():
+    t = CORPUS["gemini-openai/gemini-missing-thought-signature-400"]
+    with TranscriptServer([canned(t)]) as server:
+        result = run_agent(
+            TASK, client=client_for(server), tools=echo_tools(["x"]), on_text=None, trace_dir=False
+        )
+    assert "thought_signature" in result.warnings[-1]
+    assert "Error code: 400" not in result.warnings[-1]

@@ -1,0 +1,287 @@
+"""Record a run against a "real provider" (a loopback server), replay it keyless.
+
+The server answers with a recorded DeepSeek V4 thinking-mode stream (from the
+provider corpus) and then a constructed closing answer. The client really sends
+a recognisable key; the recording must hold neither the key nor any
+``authorization``, and replaying it with no key and no network must give the
+same run, byte for byte. Divergent replays say which request differs and where.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import httpx2
+import openai
+import pytest
+
+from agentlab import Budget, run_agent
+from agentlab.cli import main
+from agentlab.clients import RecordingError, ReplayClient, recording
+from agentlab.clients.recording import FORMAT, Replayer, first_difference, load_recording
+from agentlab.i18n import tr
+
+from .fault_server import FaultServer
+from .providers.replay_server import TranscriptServer, canned, final_answer
+from .providers.test_providers_replayed import CORPUS, echo_tools
+
+KEY = "sk-agentlab-canary-7f3a91c2d4e6"
+TASK = "What's the weather in San Francisco?"
+THINKING_STREAM = CORPUS["deepseek/deepseek-v4-flash-tool-call-stream"]
+SAME = (
+    "status",
+    "outcome",
+    "stop_reason",
+    "steps",
+    "model_requests",
+    "answer",
+    "tokens",
+    "messages",
+    "reasoning",
+    "warnings",
+)
+
+
+def run(client, task: str = TASK, **options):
+    options.setdefault("model", "deepseek-v4-flash")
+    options.setdefault("stream", True)
+    options.setdefault("budget", Budget(max_steps=4))
+    return run_agent(
+        task, client=client, tools=echo_tools(["weather"]), on_text=None, trace_dir=False, **options
+    )
+
+
+@pytest.fixture
+def recorded(tmp_path) -> tuple[Path, TranscriptServer, object]:
+    """A thinking-mode tool run recorded against the loopback "provider"."""
+    path = tmp_path / "deepseek-demo.json"
+    with TranscriptServer([canned(THINKING_STREAM), final_answer("晴，18 度。")]) as server:
+        client = openai.OpenAI(api_key=KEY, base_url=server.base_url, max_retries=0)
+        live = run(recording(client, path, provider="DeepSeek"))
+    return path, server, live
+
+
+def test_the_key_was_sent_but_never_reaches_the_recording(recorded):
+    path, server, live = recorded
+    assert server.authorizations == [f"Bearer {KEY}"] * 2  # the key really went out
+    raw = path.read_bytes()
+    assert KEY.encode() not in raw
+    assert b"authorization" not in raw.lower()
+    document = json.loads(raw)
+    assert document["format"] == FORMAT
+    assert (document["provider"], document["model"]) == ("DeepSeek", "deepseek-v4-flash")
+    assert document["base_url"].startswith("http://127.0.0.1:")
+    assert live.outcome == "completed" and len(document["exchanges"]) == 2
+
+
+def test_the_recording_holds_the_bytes_the_provider_sent(recorded):
+    path, server, _ = recorded
+    exchanges = load_recording(path)["exchanges"]
+    assert [e["response"]["text"].encode() for e in exchanges] == server.sent
+    assert [e["request"]["body"] for e in exchanges] == server.requests
+    assert exchanges[0]["response"]["headers"] == {"content-type": "text/event-stream"}
+
+
+def test_a_replay_is_the_same_run_without_key_or_network(recorded):
+    path, server, live = recorded
+    client = ReplayClient(path)
+    assert (client.model, client.task, client.stream) == ("deepseek-v4-flash", TASK, True)
+    again = run(client, client.task, model=client.model, stream=client.stream)
+    for name in SAME:
+        assert getattr(again, name) == getattr(live, name), name
+    assert again.reasoning[0] == THINKING_STREAM["expect"]["reasoning"]
+    assert client.divergences == []
+    assert client.replayer.requests == server.requests  # what the provider got, exactly
+
+
+def test_replayed_replies_are_byte_identical(recorded):
+    path, server, _ = recorded
+    replayer = Replayer(load_recording(path))
+    for body, sent in zip(server.requests, server.sent, strict=True):
+        request = httpx2.Request("POST", "http://replay.invalid/v1/chat/completions", json=body)
+        response = replayer.handle(request)
+        assert response.read() == sent
+    assert replayer.divergences == []
+
+
+def test_a_diverging_replay_says_which_request_and_what_differs(recorded):
+    path, _, live = recorded
+    client = ReplayClient(path)
+    changed = run(client, "What's the weather in Paris?")
+    assert changed.outcome == "completed"  # the demo goes on with the recorded replies
+    first = client.divergences[0]
+    assert (first.number, first.where) == (1, "messages[1].content")
+    assert first.message == tr(
+        "replay.diverged",
+        number=1,
+        where="messages[1].content",
+        recorded=json.dumps(TASK),
+        replayed=json.dumps("What's the weather in Paris?"),
+    )
+    assert "第 1 个请求" in first.message  # Chinese by default
+
+
+def test_a_strict_replay_stops_at_the_first_divergence_with_that_message(recorded):
+    path, _, _ = recorded
+    client = ReplayClient(path, strict=True)
+    stopped = run(client, "What's the weather in Paris?")
+    assert (stopped.stop_reason, stopped.model_requests) == ("model_error", 1)
+    assert client.divergences[0].message in stopped.warnings[-1]
+
+
+def test_a_replay_cannot_serve_a_stream_as_a_plain_reply(recorded):
+    path, _, _ = recorded
+    client = ReplayClient(path)  # lenient, but the recorded bytes are SSE
+    plain = run(client, stream=False)
+    assert plain.stop_reason == "model_error"
+    assert client.divergences[0].where == "stream"
+
+
+def test_a_replay_that_asks_for_more_than_was_recorded(recorded):
+    path, _, _ = recorded
+    client = ReplayClient(path)
+    longer = run(client, done_when=lambda answer: "还要更多")  # never done: a 3rd request
+    assert longer.stop_reason == "model_error"
+    assert tr("replay.ran_out", number=3, count=2) in longer.warnings[-1]
+
+
+def test_a_key_echoed_by_the_service_is_blanked_out(tmp_path):
+    path = tmp_path / "refused.json"
+    with FaultServer(["401"]) as server:
+        client = openai.OpenAI(api_key=KEY, base_url=server.base_url, max_retries=0)
+        result = run(recording(client, path), stream=False)
+    assert result.stop_reason == "model_error"
+    raw = path.read_text(encoding="utf-8")
+    assert KEY not in raw and "Incorrect API key provided: ***" in raw
+    again = run(ReplayClient(path), stream=False)
+    assert again.stop_reason == "model_error" and "***" in again.warnings[-1]
+
+
+def test_a_dropped_connection_is_recorded_and_replayed_as_one(tmp_path):
+    path = tmp_path / "flaky.json"
+    budget = Budget(max_steps=2, max_retries=1, retry_backoff_s=0.01)
+    with FaultServer(["reset", "ok"]) as server:
+        client = openai.OpenAI(api_key=KEY, base_url=server.base_url, max_retries=0)
+        live = run(recording(client, path), stream=False, budget=budget)
+    assert [("error" in e) for e in load_recording(path)["exchanges"]] == [True, False]
+    again = run(ReplayClient(path), stream=False, budget=budget)
+    assert (
+        (again.model_requests, again.answer) == (live.model_requests, live.answer) == (2, "pong 2")
+    )
+
+
+def test_with_options_keeps_the_recording(recorded):
+    path, _, _ = recorded
+    client = ReplayClient(path).with_options(timeout=5)
+    assert isinstance(client, ReplayClient) and run(client).outcome == "completed"
+
+
+def test_first_difference_names_the_first_place():
+    assert first_difference({"a": [1, {"b": 2}]}, {"a": [1, {"b": 3}]}) == ("a[1].b", 2, 3)
+    assert first_difference({"a": [1]}, {"a": [1, 2]})[0] == "a[1]"
+    assert first_difference({"a": 1}, {"a": 1.0}) == ("a", 1, 1.0)
+    assert first_difference({"a": True}, {"a": True}) is None
+
+
+@pytest.mark.parametrize(
+    "content", ["not json", json.dumps({"format": "other"}), json.dumps({"format": FORMAT})]
+)
+def test_a_file_that_is_not_a_recording_is_a_clear_error(tmp_path, content):
+    path = tmp_path / "x.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(RecordingError) as info:
+        ReplayClient(path)
+    assert str(path) in str(info.value)
+
+
+def test_bytes_that_are_not_text_are_kept_exactly(tmp_path):
+    gz = bytes([0x1F, 0x8B, 0x08, 0x00, 0xFF])
+    with TranscriptServer([]) as server:  # the recorder only needs the client's base URL
+        client = openai.OpenAI(api_key=KEY, base_url=server.base_url)
+        recorder_client = recording(client, tmp_path / "b.json")
+    transport = recorder_client._client._transport
+    record = transport.recorder.response(200, httpx2.Headers({"x-org": "acme"}), gz, False)
+    assert record == {"status": 200, "headers": {}, "base64": base64.b64encode(gz).decode()}
+
+
+# -- the CLI ----------------------------------------------------------------------------
+
+
+def test_cli_records_and_replays_a_run(tmp_path, capsys):
+    path = tmp_path / "demo.json"
+    question = "分析 data/input/sales.csv，哪个类别最高？"
+    assert main(["run", question, "--scripted", "honest_analyst", "--record", str(path)]) == 0
+    recorded_out, err = capsys.readouterr()
+    assert tr("replay.cli_recording_to", path=path) in err
+    assert main(["run", "--replay", str(path)]) == 0  # question, tools, model from the file
+    replayed_out, err = capsys.readouterr()
+    assert json.loads(replayed_out)["summary"] == json.loads(recorded_out)["summary"]
+    assert tr("replay.cli_matched", n=2) in err
+    assert main(["run", "别的问题 sales.csv", "--replay", str(path)]) == 0
+    assert tr("replay.diverged", number=1, where="", recorded="", replayed="")[:9] in (
+        capsys.readouterr().err
+    )
+
+
+def test_cli_recording_of_a_real_provider_holds_no_key(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("AGENTLAB_OFFLINE", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    path = tmp_path / "real.json"
+    with FaultServer() as server:
+        monkeypatch.setenv("LLM_API_KEY", KEY)
+        monkeypatch.setenv("LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("LLM_MODEL", "canary-model")
+        code = main(["run", "hi", "--record", str(path), "--max-steps", "2"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "pong 1" in out
+    raw = path.read_bytes()
+    assert KEY.encode() not in raw and b"authorization" not in raw.lower()
+    assert KEY not in out + err
+    document = json.loads(raw)
+    assert (document["provider"], document["model"]) == ("LLM", "canary-model")
+    assert document["run"] == {"tools": "sales", "max_steps": 2, "stream": False}
+
+
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["run", "x", "--record", "a.json", "--replay", "b.json"], "--record"),
+        (["run", "--replay", "missing.json"], "missing.json"),
+    ],
+)
+def test_cli_replay_errors_are_one_line(argv, fragment, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and len(err.strip().splitlines()) == 1 and fragment in err
+
+
+def test_a_hand_made_recording_without_request_bodies_replays_a_corpus_transcript():
+    """How a notebook can replay a provider's recorded reply keyless: requests left
+    out (null) are answered without comparison; the closing answer is constructed."""
+    closing = final_answer("晴，18 度。")({"stream": True, "model": "deepseek-v4-flash"}).body
+    document = {
+        "format": FORMAT,
+        "provider": "deepseek",
+        "model": "deepseek-v4-flash",
+        "exchanges": [
+            {
+                "request": {"body": None},
+                "response": {
+                    "status": 200,
+                    "headers": {"content-type": "text/event-stream"},
+                    "text": text,
+                },
+            }
+            for text in (THINKING_STREAM["response"]["sse"], closing.decode())
+        ],
+    }
+    shown: list[str] = []
+    client = ReplayClient(document)
+    result = run(client, on_reasoning=shown.append)
+    assert result.outcome == "completed" and client.divergences == []
+    assert "".join(shown) == THINKING_STREAM["expect"]["reasoning"] + "\n"
+    assert result.messages[2]["reasoning_content"] == THINKING_STREAM["expect"]["reasoning"]
