@@ -16,7 +16,7 @@ OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK
            AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
 
 .PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak paused-notebooks \
-	doctor wheel wheel-test
+	doctor wheel wheel-test pyodide-test
 
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
@@ -90,6 +90,12 @@ $(BROWSER_STAMP): tests/browser/requirements.txt
 	$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	$(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -qq --no-install-recommends chromium >/dev/null
+
+# The agent loop under Pyodide on Node: no threads, no child processes, as in
+# JupyterLite (see tests/pyodide/README.md). Needs node >= 18, npm and pip;
+# sets up into .pyodide-cache/ the first time (~20 s then, ~8-18 s after).
+pyodide-test:
+	PYTHON=$(PYTHON) bash tests/pyodide/run.sh
 
 # Re-run every notebook in place, keyless, so the stored outputs are what
 # nbval will compare against. Run it after changing a notebook or the package.

@@ -12,6 +12,7 @@ Follow one run through these modules, in this order:
                       and ready-made tools;
 - ``result.py``       what a run did and how it ended (``RunResult``);
 - ``deadline.py``     the one deadline every phase shares;
+- ``isolation.py``    isolated tools: a child process, killed when its time is up;
 - ``trace.py``        the run's events, on disk as JSON lines;
 - ``context.py``      truncating big outputs, folding old steps;
 - ``failures.py``     naming a failure: transient, invalid input, permission or logic;

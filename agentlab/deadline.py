@@ -12,21 +12,30 @@ Two ways to bound a piece of work:
   ThreadPoolExecutor()`` would: its exit joins the worker), but it cannot stop
   it either. Python has no way to kill a thread: the work goes on in the
   background, like a JavaScript promise that ignores its AbortSignal.
-- :func:`run_in_child` runs it in a child process and kills it (SIGKILL) when
-  time is up. That is the only way to really stop code that hangs and
-  ignores every request to stop.
+- :func:`~agentlab.isolation.run_in_child` (in ``isolation.py``) runs it in a
+  child process and kills it when time is up. That is the only way to really
+  stop code that hangs and ignores every request to stop.
+
+Where no thread can be started (Pyodide in the browser, or a process out of
+threads), :func:`run_within` runs the work inline instead: it cannot be
+interrupted, and once it ends late the caller hears :class:`TimedOut` all the
+same, so the deadline still ends the run, only later. :func:`threads_available`
+tells in advance, so the loop can warn once.
 
 This module knows nothing about models, tools or budgets.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import functools
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+# Moved to isolation.py with the fork server; still importable from here.
+from .isolation import ChildOutcome, run_in_child  # noqa: F401
 
 
 @dataclass
@@ -58,13 +67,25 @@ class Deadline:
 
 
 class TimedOut(Exception):
-    """The work did not finish within the time it was given."""
+    """The work did not finish within the time it was given.
+
+    ``finished`` is true when it did finish, late: it ran inline because no
+    thread could be started, so nothing could interrupt it. ``value`` is then
+    what it returned.
+    """
+
+    def __init__(self, finished: bool = False, value: Any = None) -> None:
+        super().__init__()
+        self.finished = finished
+        self.value = value
 
 
 def run_within(work: Callable[[], Any], seconds: float | None, name: str = "phase") -> Any:
     """``work()``'s value, or :class:`TimedOut` after ``seconds`` (work keeps running).
 
     Exceptions raised by ``work`` are re-raised here, in the caller's thread.
+    Without threads the work runs inline, and :class:`TimedOut` (with
+    ``finished=True``) comes only once it has ended.
     """
     if seconds is None:
         return work()
@@ -82,7 +103,10 @@ def run_within(work: Callable[[], Any], seconds: float | None, name: str = "phas
             finished.set()
 
     worker = threading.Thread(target=target, name=f"agentlab-{name}", daemon=True)
-    worker.start()
+    try:
+        worker.start()
+    except RuntimeError:  # "can't start new thread": run it here, uninterruptible
+        return _run_inline(work, seconds)
     if not finished.wait(seconds):
         raise TimedOut()
     if "error" in outcome:
@@ -90,52 +114,21 @@ def run_within(work: Callable[[], Any], seconds: float | None, name: str = "phas
     return outcome["value"]
 
 
-@dataclass(frozen=True)
-class ChildOutcome:
-    """What happened to work run in a child process."""
-
-    value: Any = None
-    killed: bool = False
-    exitcode: int | None = None
-    pid: int | None = None
-    error: str | None = None
+def _run_inline(work: Callable[[], Any], seconds: float) -> Any:
+    started = time.monotonic()
+    value = work()
+    if time.monotonic() - started > seconds:
+        raise TimedOut(finished=True, value=value)
+    return value
 
 
-def run_in_child(
-    function: Callable[..., Any], kwargs: dict[str, Any], seconds: float | None
-) -> ChildOutcome:
-    """Run ``function(**kwargs)`` in a fresh process; SIGKILL it when time is up.
-
-    ``function`` must be importable by name (defined at module level), since
-    the child starts a new interpreter ("spawn"): forking a process that has
-    threads can deadlock.
-    """
-    context = multiprocessing.get_context("spawn")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child_main, args=(function, kwargs, sender), daemon=True)
-    child.start()
-    sender.close()  # only the child writes
+@functools.cache  # whether threads start does not change while a process runs
+def threads_available() -> bool:
+    """Can this process start a thread? (Not in Pyodide, for one.)"""
+    probe = threading.Thread(target=lambda: None, name="agentlab-probe", daemon=True)
     try:
-        if receiver.poll(seconds):
-            status, payload = receiver.recv()
-            child.join()
-            if status == "ok":
-                return ChildOutcome(value=payload, exitcode=child.exitcode, pid=child.pid)
-            return ChildOutcome(error=payload, exitcode=child.exitcode, pid=child.pid)
-        child.kill()  # SIGKILL: the child gets no say
-        child.join()
-        return ChildOutcome(killed=True, exitcode=child.exitcode, pid=child.pid)
-    except EOFError:  # the child died without answering
-        child.join()
-        return ChildOutcome(error="the child process died", exitcode=child.exitcode, pid=child.pid)
-    finally:
-        receiver.close()
-
-
-def _child_main(function: Callable[..., Any], kwargs: dict[str, Any], sender: Any) -> None:
-    try:
-        sender.send(("ok", function(**kwargs)))
-    except Exception as exc:
-        sender.send(("error", f"{type(exc).__name__}: {exc}"))
-    finally:
-        sender.close()
+        probe.start()
+    except RuntimeError:
+        return False
+    probe.join()
+    return True

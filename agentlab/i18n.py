@@ -161,8 +161,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "running in the background (a thread cannot be killed)",
     ),
     "registry.killed": (
-        "{name} 在运行时间用完时被杀死（SIGKILL）",
-        "{name} was killed (SIGKILL) when the run's time ran out",
+        "{name} 在运行时间用完时被杀死（{how}）",
+        "{name} was killed ({how}) when the run's time ran out",
     ),
     # -- budget.py: the guards --
     "guard.max_steps": (
@@ -578,6 +578,68 @@ CATALOG: dict[str, tuple[str, str]] = {
     "report.title.steps_at_cap": (
         "上限为 {cap} 时：每次运行用了几步、以什么结局结束",
         "At cap {cap}: steps used by each run, and how it ended",
+    ),
+    # -- isolation: child processes, per-tool time caps, no threads, the sandbox's opens --
+    "isolation.no_threads": (
+        "这里无法启动线程：截止时间（{seconds} 秒）只能在两个阶段之间检查，"
+        "无法中途打断正在进行的模型请求、工具调用或完成检查",
+        "no thread can be started here: the deadline ({seconds} s) is checked only between "
+        "phases and cannot interrupt a model request, tool call or completion check under way",
+    ),
+    "isolation.unavailable": (
+        "{name} 需要在子进程里运行，但这里无法启动子进程（{reason}），这个工具在当前环境中不可用",
+        "{name} must run in a child process, but no process can be started here ({reason}); "
+        "the tool is not available in this environment",
+    ),
+    "isolation.cannot_send": (
+        "{name} 无法发送到子进程：{error}（隔离工具的函数必须定义在模块顶层，参数必须能被 pickle）",
+        "{name} cannot be sent to a child process: {error} (an isolated tool's function must "
+        "be defined at module level, its arguments picklable)",
+    ),
+    "isolation.bad_timeout": (
+        "工具 {name} 的 timeout 必须是正数（秒），实际是 {timeout}",
+        "tool {name}: timeout must be a positive number of seconds, got {timeout}",
+    ),
+    "isolation.timeout_abandoned": (
+        "{name} 超过了它自己的时限 timeout={seconds} 秒，已放弃等待；"
+        "它仍在后台继续执行（线程无法被杀死）",
+        "{name} took longer than its own timeout={seconds} s and was abandoned; it is still "
+        "running in the background (a thread cannot be killed)",
+    ),
+    "isolation.timeout_late": (
+        "{name} 超过了它自己的时限 timeout={seconds} 秒（这里无法启动线程，时限没能中途打断它），"
+        "结果已丢弃",
+        "{name} took longer than its own timeout={seconds} s (no thread could be started here, "
+        "so the cap could not interrupt it); its result was discarded",
+    ),
+    "isolation.timeout_killed": (
+        "{name} 超过了它自己的时限 timeout={seconds} 秒，已被杀死（{how}）",
+        "{name} took longer than its own timeout={seconds} s and was killed ({how})",
+    ),
+    "isolation.child_died": (
+        "子进程没有返回结果就结束了",
+        "the child process ended without an answer",
+    ),
+    "isolation.server_died": (
+        "负责启动子进程的 fork 服务进程意外结束了",
+        "the fork server that starts the child processes ended unexpectedly",
+    ),
+    "isolation.result_unsendable": (
+        "结果无法传回父进程：{error}",
+        "the result cannot be sent back to the parent process: {error}",
+    ),
+    "isolation.link_on_the_way": (
+        "{path} 在打开时，路径上出现了符号链接（可能在检查之后被换掉了），拒绝跟随",
+        "{path}: a symbolic link was met on the way while opening it (maybe swapped in after "
+        "the check); not followed",
+    ),
+    "isolation.changed": (
+        "{path} 在检查时发生了变化，无法确定它指向哪里",
+        "{path} changed while it was being checked; where it leads cannot be told",
+    ),
+    "isolation.windows_name": (
+        "Windows 上不允许的文件名（含冒号，或是 CON、NUL 这类设备名）",
+        "a name Windows does not allow (a colon, or a device name such as CON or NUL)",
     ),
     # -- exercises --
     "exercise.result.passed": ("✅ 通过：{detail}", "✅ Passed: {detail}"),

@@ -33,7 +33,7 @@ import openai
 
 from .budget import Budget
 from .context import fold_history
-from .deadline import Deadline, TimedOut, run_within
+from .deadline import Deadline, TimedOut, run_within, threads_available
 from .i18n import tr
 from .request import CallRequest, decide
 from .result import RunResult, RunState, Stop
@@ -99,6 +99,8 @@ def run_agent(
         budget=asdict(budget),
         started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
+    if deadline.at is not None and not threads_available():  # e.g. Pyodide
+        run.warn(tr("isolation.no_threads", seconds=deadline.max_seconds))
     if not isinstance(task, str) or not task.strip():
         return run.finish(Stop("invalid_task", tr("loop.empty_task")))
 

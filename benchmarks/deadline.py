@@ -6,13 +6,21 @@ in-process tool (tool phase) and a hung completion check (complete phase),
 and prints how long after the deadline ``run_agent`` returned: median and
 max over ``--repeats`` runs. It then times an isolated hung tool: from the
 start of the run until its child process has been killed and reaped, and
-checks the process is really gone. Last, the shared-deadline experiment:
+checks the process is really gone. Then the shared-deadline experiment:
 the model takes 60 ms of an 80 ms budget, then a tool hangs.
 
-Goals (issue #4): median overshoot <= 3 ms in process; an isolated hung tool
-stopped and dead within budget + 100 ms.
+Last, what an isolated call costs, side by side in one run: a fresh
+interpreter per call ("spawn", what isolated tools used before issue 13) and
+a fork of the warm fork server (what they use now). Per call of a function
+that returns at once: median and max over ``--calls`` calls; the fork
+server's first call, which starts the server; and from the start of a hung
+call with a 100 ms budget until its child is killed and reaped.
 
-    .venv/bin/python benchmarks/deadline.py [--repeats 30]
+Goals: median overshoot <= 3 ms in process (issue #4); an isolated hung tool
+stopped and dead within budget + 100 ms; an isolated call's overhead at most
+a tenth of spawn's (issue 13).
+
+    .venv/bin/python benchmarks/deadline.py [--repeats 30] [--calls 10]
 """
 
 from __future__ import annotations
@@ -26,7 +34,10 @@ import time
 
 from agentlab import Budget, run_agent
 from agentlab.clients import Hang, ScriptedClient, call, say
-from agentlab.faults import fault_tools, slow_check
+from agentlab.faults import fault_tools, sleep_for, slow_check
+from agentlab.isolation import run_in_child, shutdown
+
+METHODS = ("spawn", "fork server")
 
 
 def overshoot_ms(phase: str, budget_s: float, trace_dir: str) -> float:
@@ -62,18 +73,60 @@ def isolated_kill_ms(budget_s: float, trace_dir: str) -> tuple[float, bool]:
         trace_dir=trace_dir,
     )
     took = (time.monotonic() - started) * 1000
-    pid = result.tool_results[-1]["process"]["pid"]
+    return took, gone(result.tool_results[-1]["process"]["pid"])
+
+
+def gone(pid: int | None) -> bool:
+    """Neither running nor a zombie (``kill(pid, 0)`` still works on a zombie)."""
+    if pid is None:
+        return False
     try:
         os.kill(pid, 0)
-        gone = False
     except ProcessLookupError:
-        gone = True
-    return took, gone
+        return True
+    return False
+
+
+def call_ms(method: str) -> float:
+    started = time.perf_counter()
+    outcome = run_in_child(sleep_for, {"seconds": 0}, 60, method)
+    took = (time.perf_counter() - started) * 1000
+    assert outcome.value == {"status": "ok", "data": {"slept": 0}, "source": [], "error": None}
+    return took
+
+
+def kill_ms(method: str, budget_s: float = 0.1) -> tuple[float, bool]:
+    started = time.perf_counter()
+    outcome = run_in_child(sleep_for, {"seconds": 30}, budget_s, method)
+    took = (time.perf_counter() - started) * 1000
+    assert outcome.killed and outcome.exitcode == -9, outcome
+    return took, gone(outcome.pid)
+
+
+def isolated_overhead(calls: int) -> None:
+    shutdown()
+    first = call_ms("fork server")  # starts the fork server
+    rows = {method: [call_ms(method) for _ in range(calls)] for method in METHODS}
+    kills = {method: [kill_ms(method) for _ in range(max(3, calls // 2))] for method in METHODS}
+    print(f"\nisolated call overhead, {calls} calls of a function that returns at once (ms)")
+    print(f"{'method':>12} {'median':>8} {'max':>8}   hung call, 100 ms budget: killed+reaped")
+    for method in METHODS:
+        times = [t for t, _ in kills[method]]
+        print(
+            f"{method:>12} {statistics.median(rows[method]):>8.1f} {max(rows[method]):>8.1f}"
+            f"   median {statistics.median(times):.1f}, max {max(times):.1f}, "
+            f"all dead: {all(dead for _, dead in kills[method])}"
+        )
+    ratio = statistics.median(rows["fork server"]) / statistics.median(rows["spawn"])
+    verdict = "met" if ratio <= 0.1 else "NOT met"
+    print(f"fork server's first call (starts the server): {first:.0f} ms")
+    print(f"fork server per call: {ratio:.3f} of spawn's, median (goal <= 0.1: {verdict})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--calls", type=int, default=10, help="isolated calls per method")
     args = parser.parse_args()
     trace_dir = tempfile.mkdtemp(prefix="agentlab-bench-")
     print(
@@ -91,6 +144,7 @@ def main() -> None:
                 f"{statistics.median(samples):>8.2f} {max(samples):>8.2f}"
             )
 
+    run_in_child(sleep_for, {"seconds": 0}, 60)  # the fork server is started once per process
     print("\nisolated hung tool: run start -> child killed and reaped (ms)")
     print(f"{'budget':>8} {'median':>8} {'max':>8} {'all dead':>9}")
     for budget_s in (0.010, 0.080):
@@ -118,6 +172,7 @@ def main() -> None:
         f"run returned after {statistics.median(shared):.1f} ms (median of 5); "
         "with a fresh 80 ms per phase it would be 140 ms or more"
     )
+    isolated_overhead(args.calls)
 
 
 if __name__ == "__main__":

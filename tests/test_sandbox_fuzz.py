@@ -6,7 +6,12 @@ the file system, not what the tools said:
 
 - a Python audit hook records every file the process opens, lists, creates,
   renames or removes while a tool runs; each one must lie inside the
-  sandbox (after resolving symlinks);
+  sandbox (after resolving symlinks). The tools open one path component at
+  a time relative to the folder opened before (``dir_fd``); the hook is not
+  told which folder, so such an open must carry ``O_NOFOLLOW`` and name a
+  single component, and the chain starts with an absolute open that is
+  checked like any other. Folders created or listed through a descriptor
+  are placed with ``/proc/self/fd`` (Linux);
 - the world around the sandbox is fingerprinted (every path, size and
   content hash) before and after, and must not change;
 - the canary text planted outside never shows up in any tool result.
@@ -57,25 +62,42 @@ class Watch:
     so one hook is installed for the whole session and switched on and off)."""
 
     active = False
-    events: list[tuple[str, str, bool]] = []  # (event, path, writes)
+    events: list[tuple[str, str, bool, int]] = []  # (event, path, writes, open flags)
+
+
+def _fd_path(fd: int) -> str:
+    """Where an open descriptor points (Linux); unknown elsewhere."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return f"<descriptor {fd}>"
 
 
 def _audit(event: str, args: tuple) -> None:
     if not Watch.active:
         return
+    flags = 0
     if event == "open":
         path, mode, flags = args
+        flags = flags or 0
         writes = (isinstance(mode, str) and any(c in mode for c in "wax+")) or bool(
-            (flags or 0) & WRITE_FLAGS
+            flags & WRITE_FLAGS
         )
+        if isinstance(path, int):  # open(fd): wraps a descriptor already opened (and checked)
+            return
     elif event in MUTATING_EVENTS or event in LISTING_EVENTS:
         path, writes = args[0], event in MUTATING_EVENTS
+        if isinstance(path, int):  # os.scandir(fd)
+            path = _fd_path(path)
+        dir_fd = args[2] if event == "os.mkdir" and len(args) > 2 else None
+        if dir_fd is not None and isinstance(path, (str, bytes)):
+            path = os.path.join(_fd_path(dir_fd), os.fsdecode(path))
     else:
         return
     if isinstance(path, (str, bytes, os.PathLike)):
-        Watch.events.append((event, os.fsdecode(path), writes))
+        Watch.events.append((event, os.fsdecode(path), writes, flags))
     if event in ("os.rename", "os.replace", "os.symlink", "os.link"):
-        Watch.events.append((event, os.fsdecode(args[1]), True))
+        Watch.events.append((event, os.fsdecode(args[1]), True, 0))
 
 
 sys.addaudithook(_audit)
@@ -87,12 +109,17 @@ PYTHON_FILES = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)
 def escapes(sandbox: Path) -> list[tuple[str, str, bool]]:
     inside = os.path.realpath(sandbox)
     bad = []
-    for event, path, writes in Watch.events:
-        real = os.path.realpath(path)
-        if real == inside or real.startswith(inside + os.sep):
-            continue
-        if not writes and real.startswith(PYTHON_FILES):
-            continue
+    for event, path, writes, flags in Watch.events:
+        if event == "open" and not os.path.isabs(path):
+            # One component, relative to a folder opened before, not following links.
+            if flags & os.O_NOFOLLOW and "/" not in path and path not in ("", ".", ".."):
+                continue
+        else:
+            real = os.path.realpath(path)
+            if real == inside or real.startswith(inside + os.sep):
+                continue
+            if not writes and real.startswith(PYTHON_FILES):
+                continue
         bad.append((event, path, writes))
     return bad
 
@@ -282,6 +309,16 @@ def test_the_watch_sees_an_escape(world):
     (world["outside"] / "secret.txt").read_text(encoding="utf-8")
     Watch.active = False
     assert escapes(world["sandbox"])
+    # An open relative to a folder descriptor that would follow a link is caught too.
+    folder = os.open(world["sandbox"], os.O_RDONLY)
+    try:
+        Watch.events.clear()
+        Watch.active = True
+        os.close(os.open("link_file.md", os.O_RDONLY, dir_fd=folder))
+        Watch.active = False
+    finally:
+        os.close(folder)
+    assert escapes(world["sandbox"]) == [("open", "link_file.md", False)]
 
 
 path_parts = st.sampled_from(

@@ -4,7 +4,10 @@
 inside one *sandbox* folder. Every path goes through
 :func:`~agentlab.tools.sandbox.resolve_inside` first, so ``..``, absolute
 paths, backslashes, NUL bytes and symlinks that lead out are refused with
-``PATH_NOT_ALLOWED`` and nothing outside is ever read or created.
+``PATH_NOT_ALLOWED``; then it is opened with
+:func:`~agentlab.tools.sandbox.open_inside`, which follows no symlink on the
+way, so a link swapped in after the check cannot lead out either. Nothing
+outside is ever read or created.
 
 Each tool is the same three pieces, which is all it takes to add one:
 a function, a JSON schema (inside :class:`~agentlab.tools.registry.Tool`)
@@ -18,6 +21,7 @@ files shipped with the package are never written.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,7 +29,7 @@ from pathlib import Path
 from ..i18n import tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
 from .sales import COURSE_DATA_DIR
-from .sandbox import resolve_inside
+from .sandbox import is_regular_file, link_refusal, list_inside, open_inside, resolve_inside
 
 MAX_READ_CHARS = 4000
 PATH_PARAM = {"type": "string", "description": "相对于沙盒根目录的路径，例如 notes.md"}
@@ -42,18 +46,22 @@ def sandbox_copy(source: str | Path | None = None) -> Path:
     return root
 
 
+# Opening a FIFO for reading would wait for a writer: open without waiting,
+# then see what it is.
+NO_WAIT = getattr(os, "O_NONBLOCK", 0)
+
+
 def list_dir(root: Path, rel_path: str = ".") -> ToolResult:
     folder = root.resolve() if rel_path in ("", ".") else resolve_inside(root, rel_path)
     if isinstance(folder, dict):
         return folder
     if not folder.is_dir():
         return error("FILE_NOT_FOUND", tr("files.no_folder", name=repr(rel_path)))
-    base = root.resolve()
-    files = sorted(
-        p.relative_to(base).as_posix()
-        for p in folder.rglob("*")
-        if p.is_file() and p.resolve().is_relative_to(base)
-    )
+    try:
+        files = list_inside(root, folder)
+    except OSError as exc:
+        refused = link_refusal(exc, rel_path)
+        return refused or error("FILE_NOT_FOUND", tr("files.no_folder", name=repr(rel_path)))
     return ok({"files": files}, [rel_path])
 
 
@@ -61,23 +69,37 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
     path = resolve_inside(root, rel_path)
     if isinstance(path, dict):
         return path
-    if not path.is_file():
-        return error("FILE_NOT_FOUND", tr("files.no_file", name=repr(rel_path)), [rel_path])
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = open_inside(root, path, os.O_RDONLY | NO_WAIT)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return _no_file(rel_path)
+    except OSError as exc:
+        return link_refusal(exc, rel_path) or _read_failed(rel_path, exc)
+    if not is_regular_file(fd):  # a folder, a FIFO, a device
+        os.close(fd)
+        return _no_file(rel_path)
+    try:
+        with open(fd, encoding="utf-8") as handle:
+            text = handle.read()
     except UnicodeDecodeError:
         return error("NOT_UTF8", tr("files.not_utf8", name=repr(rel_path)), [rel_path])
     except OSError as exc:
-        return error(
-            "READ_FAILED",
-            tr("files.read_failed", name=repr(rel_path), error=exc.strerror),
-            [rel_path],
-        )
+        return _read_failed(rel_path, exc)
     shown, truncated = text, len(text) > max_chars
     if truncated:  # a huge file must not flood the model's context
         shown = text[:max_chars] + "\n" + tr("files.shown_part", shown=max_chars, total=len(text))
     return ok(
         {"path": rel_path, "text": shown, "chars": len(text), "truncated": truncated}, [rel_path]
+    )
+
+
+def _no_file(rel_path: str) -> ToolResult:
+    return error("FILE_NOT_FOUND", tr("files.no_file", name=repr(rel_path)), [rel_path])
+
+
+def _read_failed(rel_path: str, exc: OSError) -> ToolResult:
+    return error(
+        "READ_FAILED", tr("files.read_failed", name=repr(rel_path), error=exc.strerror), [rel_path]
     )
 
 
@@ -87,12 +109,16 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
         return path
     if path == root.resolve() or path.is_dir():
         return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
+    flags = os.O_WRONLY | os.O_CREAT | NO_WAIT | (os.O_APPEND if append else os.O_TRUNC)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("a" if append else "w", encoding="utf-8") as handle:
+        fd = open_inside(root, path, flags, make_folders=True)
+        if not is_regular_file(fd):  # a FIFO or a device under that name
+            os.close(fd)
+            return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
+        with open(fd, "a" if append else "w", encoding="utf-8") as handle:
             handle.write(text)
     except OSError as exc:
-        return error(
+        return link_refusal(exc, rel_path) or error(
             "WRITE_FAILED",
             tr("files.write_failed", name=repr(rel_path), error=exc.strerror),
             [rel_path],

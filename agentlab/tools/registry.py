@@ -11,6 +11,11 @@ The registry is the one place that turns that request into a Python call:
    the agent loop, and a call that does not return in time is abandoned
    (``TOOL_ABANDONED``) or, for an isolated tool, killed (``TOOL_KILLED``).
 
+The time a call is given is the run's time left, or the tool's own
+``timeout`` if that ends first. Running out of the run's time ends the run
+(``ToolRun.late``); running out of the tool's own time is an error result the
+model receives (``TIMEOUT``, a transient error), and the run goes on.
+
 Every answer is a structured *tool result*:
 ``{"status": "ok"|"error", "data", "source", "error": {"code", "message"}}``.
 ``status`` is the **tool status** of one execution. It says nothing about
@@ -32,8 +37,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..deadline import TimedOut, run_in_child, run_within
+from ..deadline import TimedOut, run_within
 from ..i18n import tr
+from ..isolation import kill_signal_name, run_in_child
 
 ToolResult = dict[str, Any]
 
@@ -69,8 +75,13 @@ class Tool:
     isolated: bool = False
     """Run in a child process that is killed when the time is up. The
     function must then be picklable (defined at module level)."""
+    timeout: float | None = None
+    """Seconds one call may take (``None``: only the run's deadline counts).
+    Running out of it is an error result (``TIMEOUT``) and the run goes on."""
 
     def __post_init__(self) -> None:
+        if self.timeout is not None and not self.timeout > 0:
+            raise ValueError(tr("isolation.bad_timeout", name=self.name, timeout=self.timeout))
         unknown = unchecked_keywords(self.parameters)
         if unknown:
             raise ValueError(
@@ -135,12 +146,15 @@ class ToolRegistry:
         problem = schema_problem(tool.strict_parameters(), arguments)
         if problem:
             return ToolRun(error("INVALID_ARGUMENTS", f"{name}: {problem}"))
+        # The tool's own cap counts when it ends before the run's deadline.
+        capped = tool.timeout is not None and (seconds is None or tool.timeout < seconds)
+        limit = tool.timeout if capped else seconds
         if tool.isolated:
-            return _run_isolated(tool, arguments, seconds)
+            return _run_isolated(tool, arguments, limit, capped)
         try:
-            return ToolRun(run_within(lambda: _execute(tool, arguments), seconds, "tool"))
-        except TimedOut:
-            return ToolRun(error("TOOL_ABANDONED", tr("registry.abandoned", name=name)), late=True)
+            return ToolRun(run_within(lambda: _execute(tool, arguments), limit, "tool"))
+        except TimedOut as late:
+            return _overran(tool, late, capped)
 
 
 @dataclass
@@ -166,11 +180,36 @@ def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
     return _checked(tool.name, result)
 
 
-def _run_isolated(tool: Tool, arguments: dict[str, Any], seconds: float | None) -> ToolRun:
+def _overran(tool: Tool, late: TimedOut, capped: bool) -> ToolRun:
+    """An in-process call that did not return in time: abandoned, or (without
+    threads) finished late."""
+    if capped:
+        key = "isolation.timeout_late" if late.finished else "isolation.timeout_abandoned"
+        return ToolRun(error("TIMEOUT", tr(key, name=tool.name, seconds=tool.timeout)))
+    if late.finished:  # it did run to the end: keep what it said; the run stops anyway
+        return ToolRun(_checked(tool.name, late.value), late=True)
+    return ToolRun(error("TOOL_ABANDONED", tr("registry.abandoned", name=tool.name)), late=True)
+
+
+def _run_isolated(
+    tool: Tool, arguments: dict[str, Any], seconds: float | None, capped: bool = False
+) -> ToolRun:
     outcome = run_in_child(tool.function, arguments, seconds)
+    if outcome.unsendable:  # a lambda or a local function cannot go to another process
+        message = tr("isolation.cannot_send", name=tool.name, error=outcome.unsendable)
+        return ToolRun(error("TOOL_EXCEPTION", message))
+    if outcome.unavailable:  # no process can start here (Pyodide): say so, go on
+        message = tr("isolation.unavailable", name=tool.name, reason=outcome.unavailable)
+        return ToolRun(error("TOOL_UNAVAILABLE", message))
     process = {"pid": outcome.pid, "exitcode": outcome.exitcode, "killed": outcome.killed}
+    if outcome.killed and capped:
+        message = tr(
+            "isolation.timeout_killed", name=tool.name, seconds=tool.timeout, how=kill_signal_name()
+        )
+        return ToolRun(error("TIMEOUT", message), process=process)
     if outcome.killed:
-        return ToolRun(error("TOOL_KILLED", tr("registry.killed", name=tool.name)), True, process)
+        message = tr("registry.killed", name=tool.name, how=kill_signal_name())
+        return ToolRun(error("TOOL_KILLED", message), True, process)
     if outcome.error:
         message = tr("registry.raised", name=tool.name, error=outcome.error)
         return ToolRun(error("TOOL_EXCEPTION", message), process=process)

@@ -13,12 +13,13 @@ It does not write anything and knows nothing about the model or the loop.
 from __future__ import annotations
 
 import csv
+import os
 from importlib import resources
 from pathlib import Path
 
 from ..i18n import tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
-from .sandbox import resolve_inside
+from .sandbox import is_regular_file, link_refusal, open_inside, resolve_inside
 
 REQUIRED_COLUMNS = ("category", "quantity", "unit_price")
 MAX_CSV_BYTES = 20 * 1024 * 1024  # a teaching tool; a bigger file is a mistake, not data
@@ -34,16 +35,26 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
     if isinstance(path, dict):
         return path
     source = [f"input/{path.relative_to(input_dir.resolve()).as_posix()}"]
-    if not path.is_file():
+    try:  # opened without following any symlink on the way (see sandbox.py)
+        fd = open_inside(input_dir, path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return error("FILE_NOT_FOUND", tr("csv.not_found", name=repr(relative_path)), source)
-    size = path.stat().st_size
+    except OSError as exc:
+        return link_refusal(exc, relative_path) or error(
+            "INVALID_CSV", tr("csv.unreadable", error=exc), source
+        )
+    if not is_regular_file(fd):
+        os.close(fd)
+        return error("FILE_NOT_FOUND", tr("csv.not_found", name=repr(relative_path)), source)
+    size = os.fstat(fd).st_size
     if size > MAX_CSV_BYTES:
+        os.close(fd)
         message = tr("csv.too_large", size=size, limit=MAX_CSV_BYTES)
         return error("FILE_TOO_LARGE", message, source)
 
     try:
         # utf-8-sig reads files with and without a byte-order mark alike.
-        with path.open(encoding="utf-8-sig", newline="") as handle:
+        with open(fd, encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
             if reader.fieldnames is None:
                 return error("EMPTY_CSV", tr("csv.empty_file"), source)
