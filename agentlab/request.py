@@ -186,6 +186,9 @@ def _with_usable_ids(turn: ModelTurn, run: RunState) -> ModelTurn:
     that sends no id, or reuses one (some send ``call_0`` every turn), would
     leave the history ambiguous, so such calls are renamed ``call_<step>_<i>``.
     """
+    if all(call.id and call.id not in run.call_ids for call in turn.calls):
+        run.call_ids.update(call.id for call in turn.calls)
+        return turn  # the usual case: every id is new
     calls = list(turn.calls)
     for position, call in enumerate(calls):
         if not call.id or call.id in run.call_ids:
