@@ -559,8 +559,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "steps wasted by runs that ran out of budget",
     ),
     "report.best_cap": (
-        "最小够用上限 {cap}\n（完成率 ≥ {target}）",
-        "smallest good cap {cap}\n(completion ≥ {target})",
+        "最小够用上限 {cap}（完成率 ≥ {target}）",
+        "smallest good cap {cap} (completion ≥ {target})",
     ),
     "report.title.steps": (
         "每次运行用了几步，以什么结局结束",
@@ -574,6 +574,21 @@ CATALOG: dict[str, tuple[str, str]] = {
     "report.title.tradeoff": (
         "完成率与浪费的步数：选一个够用的最小上限",
         "Completion against wasted steps: the smallest cap that is enough",
+    ),
+    "report.axis.request": ("第几次模型请求（步）", "model request (step)"),
+    "report.axis.messages_sent": ("这次请求带上的消息条数", "messages sent with the request"),
+    "report.axis.kind": ("任务类型", "kind of task"),
+    "report.legend.run": ("运行（结局）", "run (outcome)"),
+    "report.title.history": (
+        "每一步都把整段历史重新发一遍：历史怎样变长，在哪里停下",
+        "Every step sends the whole history again: how it grows, and where it stops",
+    ),
+    "report.cut_off": ("{n}/{total} 耗尽", "{n}/{total} ran out"),
+    "report.marked_cap": ("上限 {cap}", "cap {cap}"),
+    "report.target_line": ("目标完成率 {target}", "target completion {target}"),
+    "report.interval": (
+        "重抽样得到的最小够用上限：{low} 到 {high}",
+        "smallest good cap over resamples: {low} to {high}",
     ),
     "report.title.steps_at_cap": (
         "上限为 {cap} 时：每次运行用了几步、以什么结局结束",

@@ -6,12 +6,16 @@
 - :func:`plot_steps_by_outcome` charts steps used per run, coloured by
   outcome, with the step cap drawn;
 - :func:`plot_phase_timeline` shows where a run's time went, phase by phase;
-- for sweeps over caps (chapter 04): :func:`plot_outcome_share`,
+- :func:`plot_history_growth` shows how the history a request carries grows;
+- for sweeps over caps (chapter 05): :func:`plot_outcome_share`,
   :func:`plot_steps_at_cap` and :func:`plot_cap_tradeoff`.
 
-Charts use a CJK font shipped by the ``mplfonts`` package, registered with
-matplotlib on first use, so Chinese labels render on a fresh machine without
-system fonts. This module reads results; it never runs the loop.
+Colours come from ``palette.py`` (Okabe–Ito, safe for colour-blind readers),
+and colour is never the only signal: outcomes also have a marker and a
+hatch, tables a symbol. Charts use a CJK font shipped by the ``mplfonts``
+package, registered with matplotlib on first use, so Chinese labels render
+on a fresh machine without system fonts. This module reads results; it
+never runs the loop.
 """
 
 from __future__ import annotations
@@ -19,26 +23,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib import font_manager
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .experiments import smallest_cap
 from .i18n import tr
+from .palette import (
+    BLACK,
+    BLUISH_GREEN,
+    GREY,
+    NEUTRAL,
+    OUTCOME_COLORS,
+    OUTCOME_HATCHES,
+    OUTCOME_MARKERS,
+    OUTCOME_SYMBOLS,
+    PHASE_COLORS,
+    PHASE_HATCHES,
+    VERMILLION,
+    ink,
+)
 from .result import OUTCOMES, RunResult
 
-OUTCOME_COLORS = {
-    "completed": "#2e7d32",
-    "tool_error": "#ef6c00",
-    "budget_exhausted": "#c62828",
-    "model_error": "#6a1b9a",
-    "invalid_task": "#757575",
-}
-PHASE_COLORS = {"decide": "#1565c0", "tool": "#ef6c00", "complete": "#6a1b9a"}
 CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"
 
 
@@ -95,12 +107,25 @@ def readable(table: pd.DataFrame) -> pd.DataFrame:
     return table.rename(columns={c: tr(k) for c, k in COLUMN_KEYS.items() if c in table.columns})
 
 
-def _legend_outside(ax, colours: dict[str, str], title: str | None = None) -> None:
-    """A legend of coloured patches to the right of the axes."""
-    handles = [Patch(color=c) for c in colours.values()]
+def _legend_outside(ax, patches: dict[str, Any], title: str | None = None) -> None:
+    """A legend of patches (colour and hatch) to the right of the axes."""
     ax.legend(
-        handles, list(colours), title=title, loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8
+        list(patches.values()),
+        list(patches),
+        title=title,
+        loc="upper left",
+        bbox_to_anchor=(1.01, 1),
+        fontsize=8,
     )
+
+
+def _outcome_patches(outcomes: list[str]) -> dict[str, Patch]:
+    return {
+        outcome_label(o): Patch(
+            facecolor=OUTCOME_COLORS[o], hatch=OUTCOME_HATCHES[o], edgecolor="white"
+        )
+        for o in outcomes
+    }
 
 
 def _finish(fig: Figure, save_to: str | Path | None) -> Figure:
@@ -155,9 +180,13 @@ def style_outcomes(table: pd.DataFrame):
 
     def colour(value: str) -> str:
         colour = OUTCOME_COLORS.get(value)
-        return f"color: white; background-color: {colour}" if colour else ""
+        return f"color: {ink(colour)}; background-color: {colour}" if colour else ""
+
+    def symbol(value: str) -> str:  # a shape as well as a colour
+        return f"{OUTCOME_SYMBOLS[value]} {value}" if value in OUTCOME_SYMBOLS else value
 
     styled = table.style.set_uuid("agentlab").hide(axis="index").map(colour, subset=["outcome"])
+    styled = styled.format(symbol, subset=["outcome"])
     if "answer" in table.columns:
         styled = styled.set_properties(subset=["answer"], **{"text-align": "left"})
     labels = {c: tr(k) for c, k in COLUMN_KEYS.items() if c in table.columns}
@@ -170,45 +199,80 @@ def plot_steps_by_outcome(
     title: str | None = None,
     save_to: str | Path | None = None,
 ) -> Figure:
-    """Bars of steps used per run, coloured by outcome, with the cap drawn.
+    """Bars of steps used per run, coloured and hatched by outcome, with the cap drawn.
 
     Up to five runs stand side by side; more are drawn as horizontal bars so
     their names stay readable.
     """
     names = list(runs)
     steps = [runs[n].steps for n in names]
-    colours = [OUTCOME_COLORS[runs[n].outcome] for n in names]
-    reasons = [runs[n].stop_reason for n in names]
+    outcomes = [runs[n].outcome for n in names]
     top = max(steps + [cap or 0]) + 1.5
     use_chinese_font()
     horizontal = len(names) > 5
     fig = Figure(figsize=(8, 0.42 * len(names) + 1.4 if horizontal else 3.6), layout="constrained")
     ax = fig.subplots()
-    cap_label = tr("report.cap_line", cap=cap)
+    style = {
+        "color": [OUTCOME_COLORS[o] for o in outcomes],
+        "hatch": [OUTCOME_HATCHES[o] for o in outcomes],
+        "edgecolor": "white",
+    }
     if horizontal:
-        bars = ax.barh(names, steps, color=colours, height=0.6)
+        bars = ax.barh(names, steps, height=0.6, **style)
         ax.invert_yaxis()
         ax.set_xlim(0, top + 1)
         ax.set_xlabel(tr("report.axis.steps"))
-        if cap is not None:
-            ax.axvline(cap, color="#424242", linestyle="--", linewidth=1)
-            ax.text(cap, -0.7, cap_label, ha="center", va="bottom", fontsize=9, color="#424242")
+        draw_cap = ax.axvline
     else:
-        bars = ax.bar(names, steps, color=colours, width=0.55)
+        bars = ax.bar(names, steps, width=0.55, **style)
         ax.set_ylim(0, top)
         ax.set_ylabel(tr("report.axis.steps"))
         ax.set_xlabel(tr("report.col.scenario"))
-        if cap is not None:
-            ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
-            ax.text(
-                -0.45, cap + 0.08, cap_label, ha="left", va="bottom", fontsize=9, color="#424242"
-            )
-    ax.bar_label(bars, labels=reasons, padding=3, fontsize=9)
+        draw_cap = ax.axhline
+    ax.bar_label(bars, labels=[runs[n].stop_reason for n in names], padding=3, fontsize=9)
     ax.set_title(title or tr("report.title.steps"))
-    seen = [o for o in OUTCOMES if any(runs[n].outcome == o for n in names)]
-    _legend_outside(
-        ax, {outcome_label(o): OUTCOME_COLORS[o] for o in seen}, tr("report.legend.outcome")
-    )
+    patches = _outcome_patches([o for o in OUTCOMES if o in outcomes])
+    if cap is not None:  # the cap is named in the legend, not written across the bars
+        draw_cap(cap, color=NEUTRAL, linestyle="--", linewidth=1)
+        patches[tr("report.cap_line", cap=cap)] = Line2D([], [], color=NEUTRAL, linestyle="--")
+    _legend_outside(ax, patches, tr("report.legend.outcome"))
+    return _finish(fig, save_to)
+
+
+def plot_history_growth(
+    runs: Mapping[str, RunResult],
+    cap: int | None = None,
+    title: str | None = None,
+    save_to: str | Path | None = None,
+) -> Figure:
+    """How many messages each request carried, step by step, per run.
+
+    The chat-completions API is stateless: request k sends the whole history
+    so far. Each line ends with its run's outcome marker; the cap is drawn.
+    """
+    use_chinese_font()
+    fig = Figure(figsize=(8, 3.6), layout="constrained")
+    ax = fig.subplots()
+    handles: dict[str, Any] = {}
+    for number, (name, run) in enumerate(runs.items()):
+        # the k-th assistant message answered the k-th request, which sent all before it
+        sent = [i for i, m in enumerate(run.messages) if m["role"] == "assistant"]
+        steps = list(range(1, len(sent) + 1))
+        colour = OUTCOME_COLORS[run.outcome]
+        style = ("-", "--", ":", "-.")[number % 4]  # lines of one outcome stay apart
+        (line,) = ax.plot(steps, sent, style, color=colour, linewidth=1.6)
+        ax.plot(steps[-1:], sent[-1:], OUTCOME_MARKERS[run.outcome], color=colour, markersize=8)
+        handles[f"{name}（{outcome_label(run.outcome)}）"] = line
+    if cap is not None:
+        ax.axvline(cap, color=NEUTRAL, linestyle="--", linewidth=1)
+        handles[tr("report.cap_line", cap=cap)] = Line2D([], [], color=NEUTRAL, linestyle="--")
+    ax.set_xlabel(tr("report.axis.request"))
+    ax.set_ylabel(tr("report.axis.messages_sent"))
+    ax.xaxis.get_major_locator().set_params(integer=True)
+    longest = max([cap or 0] + [r.model_requests for r in runs.values()])
+    ax.set_xlim(0.5, longest + 0.5)
+    ax.set_title(title or tr("report.title.history"))
+    _legend_outside(ax, handles, tr("report.legend.run"))
     return _finish(fig, save_to)
 
 
@@ -230,61 +294,82 @@ def plot_phase_timeline(
     budget_s: float | None = None,
     title: str | None = None,
     save_to: str | Path | None = None,
+    extra_spans: Mapping[str, list[tuple[str, float, float]]] | None = None,
 ) -> Figure:
-    """Where each run's time went, phase by phase, with the deadline drawn."""
+    """Where each run's time went, phase by phase, with the deadline drawn.
+
+    ``extra_spans`` adds rows that are not runs — e.g. the same hang under
+    another design — as ``{name: [(phase, start_s, duration_s), ...]}``.
+    """
     use_chinese_font()
-    names = list(runs)
-    fig = Figure(figsize=(8, 0.6 * len(names) + 1.6), layout="constrained")
+    rows = {name: phase_spans(run) for name, run in runs.items()}
+    rows.update(extra_spans or {})
+    ends = {
+        name: max((start + length for _, start, length in spans), default=0.0)
+        for name, spans in rows.items()
+    }
+    names = list(rows)
+    fig = Figure(figsize=(8.5, 0.6 * len(names) + 1.6), layout="constrained")
     ax = fig.subplots()
     for row, name in enumerate(names):
-        for phase, start, length in phase_spans(runs[name]):
+        for phase, start, length in rows[name]:
             ax.barh(
                 row,
                 length * 1000,
                 left=start * 1000,
                 color=PHASE_COLORS[phase],
+                hatch=PHASE_HATCHES[phase],
                 edgecolor="white",
                 height=0.5,
             )
+        ending = runs[name].stop_reason if name in runs else ""
         ax.text(
-            runs[name].elapsed_s * 1000, row, f"  {runs[name].stop_reason}", va="center", fontsize=9
-        )
-    if budget_s is not None:
-        ax.axvline(budget_s * 1000, color="#c62828", linestyle="--", linewidth=1)
-        ax.text(
-            budget_s * 1000,
-            -0.55,
-            tr("report.deadline_line", ms=f"{budget_s * 1000:.0f}"),
-            color="#c62828",
-            ha="center",
-            va="bottom",
+            ends[name] * 1000,
+            row,
+            f"  {ending} {ends[name] * 1000:.0f} ms",
+            va="center",
             fontsize=9,
         )
+    patches: dict[str, Any] = {
+        f"{phase} {tr('term.' + phase)}": Patch(
+            facecolor=colour, hatch=PHASE_HATCHES[phase], edgecolor="white"
+        )
+        for phase, colour in PHASE_COLORS.items()
+    }
+    if budget_s is not None:  # named in the legend, so no label crosses the line
+        ax.axvline(budget_s * 1000, color=BLACK, linestyle="--", linewidth=1.2)
+        label = tr("report.deadline_line", ms=f"{budget_s * 1000:.0f}")
+        patches[label] = Line2D([], [], color=BLACK, linestyle="--")
     ax.set_yticks(range(len(names)), names)
-    ax.set_ylim(len(names) - 0.5, -0.9)  # top row first, room above it for the label
+    ax.set_ylim(len(names) - 0.5, -0.5)  # top row first
     ax.set_xlabel(tr("report.axis.ms"))
     ax.set_title(title or tr("report.title.timeline"))
-    longest = max([r.elapsed_s for r in runs.values()] + [budget_s or 0])
-    ax.set_xlim(0, longest * 1000 * 1.3)
-    labels = {f"{phase} {tr('term.' + phase)}": colour for phase, colour in PHASE_COLORS.items()}
-    _legend_outside(ax, labels, tr("report.legend.phase"))
+    longest = max([*ends.values(), budget_s or 0])
+    ax.set_xlim(0, longest * 1000 * 1.35)
+    _legend_outside(ax, patches, tr("report.legend.phase"))
     return _finish(fig, save_to)
 
 
-# -- chapter 04: choosing a cap from a sweep ------------------------------------------
+# -- chapter 05: choosing a cap from a sweep ------------------------------------------
 
 
 def plot_outcome_share(
     results: pd.DataFrame,
     title: str | None = None,
     save_to: str | Path | None = None,
+    mark_cap: int | None = None,
 ) -> Figure:
-    """Stacked bars: the share of each outcome at every cap of a sweep."""
+    """Stacked bars: the share of each outcome at every cap of a sweep.
+
+    ``mark_cap`` draws a line at a cap worth pointing at (e.g. the one
+    recommended later in the chapter).
+    """
     use_chinese_font()
     shares = results.groupby("cap")["outcome"].value_counts(normalize=True).unstack(fill_value=0.0)
     fig = Figure(figsize=(9, 3.8), layout="constrained")
     ax = fig.subplots()
     bottom = pd.Series(0.0, index=shares.index)
+    handles: dict[str, Any] = {}
     for outcome in OUTCOMES:
         if outcome not in shares:
             continue
@@ -294,17 +379,20 @@ def plot_outcome_share(
             bottom=bottom,
             width=0.8,
             color=OUTCOME_COLORS[outcome],
-            label=outcome_label(outcome),
+            hatch=OUTCOME_HATCHES[outcome],
+            edgecolor="white",
         )
         bottom += shares[outcome]
+    handles.update(_outcome_patches([o for o in OUTCOMES if o in shares]))
+    if mark_cap is not None:
+        ax.axvline(mark_cap, color=BLACK, linestyle="--", linewidth=1.6)
+        handles[tr("report.marked_cap", cap=mark_cap)] = Line2D([], [], color=BLACK, linestyle="--")
     ax.set_xlabel(tr("report.axis.cap"))
     ax.set_ylabel(tr("report.axis.share"))
     ax.set_ylim(0, 1)
     ax.yaxis.set_major_formatter(lambda value, _: f"{value:.0%}")
     ax.set_title(title or tr("report.title.share"))
-    ax.legend(
-        title=tr("report.legend.outcome"), loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8
-    )
+    _legend_outside(ax, handles, tr("report.legend.outcome"))
     return _finish(fig, save_to)
 
 
@@ -314,28 +402,50 @@ def plot_steps_at_cap(
     title: str | None = None,
     save_to: str | Path | None = None,
 ) -> Figure:
-    """Steps used against outcome for one cap (one dot per run), with the cap drawn."""
+    """One dot per run at one cap: steps used, grouped by the kind of task.
+
+    Runs that ran out of budget sit on the cap line in every group, so an
+    honest task cut off just short of its end is told apart from a runaway.
+    Colour and marker give the outcome.
+    """
     use_chinese_font()
     at_cap = results[results["cap"] == cap]
-    present = [o for o in OUTCOMES if (at_cap["outcome"] == o).any()]
-    fig = Figure(figsize=(7, 3.8), layout="constrained")
+    kinds = [k for k in at_cap["kind"].drop_duplicates()]
+    order = ["honest", "recovers", "gives_up", "runaway", "repeater"]
+    kinds.sort(key=lambda k: order.index(k) if k in order else len(order))
+    fig = Figure(figsize=(9, 3.9), layout="constrained")
     ax = fig.subplots()
     jitter = np.random.default_rng(0)  # fixed seed: the same picture every time
     labels = []
-    for x, outcome in enumerate(present):
-        steps = at_cap.loc[at_cap["outcome"] == outcome, "steps"].to_numpy()
-        xs = x + jitter.uniform(-0.25, 0.25, size=len(steps))
-        ax.scatter(xs, steps, s=14, alpha=0.6, color=OUTCOME_COLORS[outcome])
-        labels.append(f"{outcome_label(outcome)}\n{tr('report.runs', n=len(steps))}")
-    ax.axhline(cap, color="#424242", linestyle="--", linewidth=1)
-    ax.text(
-        -0.55, cap + 0.15, tr("report.cap_line", cap=cap), va="bottom", fontsize=9, color="#424242"
-    )
-    ax.set_xticks(range(len(present)), labels, fontsize=9)
-    ax.set_xlim(-0.6, len(present) - 0.4)
+    for x, kind in enumerate(kinds):
+        group = at_cap[at_cap["kind"] == kind]
+        for outcome in OUTCOMES:
+            steps = group.loc[group["outcome"] == outcome, "steps"].to_numpy()
+            if len(steps) == 0:
+                continue
+            xs = x + jitter.uniform(-0.28, 0.28, size=len(steps))
+            ax.scatter(
+                xs, steps, s=22, alpha=0.75, color=OUTCOME_COLORS[outcome],
+                marker=OUTCOME_MARKERS[outcome], edgecolors="white", linewidths=0.4,
+            )  # fmt: skip
+        cut = int((group["outcome"] == "budget_exhausted").sum())
+        labels.append(f"{kind}\n{tr('report.cut_off', n=cut, total=len(group))}")
+    ax.axhline(cap, color=NEUTRAL, linestyle="--", linewidth=1)
+    ax.set_xticks(range(len(kinds)), labels, fontsize=9)
+    ax.set_xlim(-0.6, len(kinds) - 0.4)
     ax.set_ylim(0, cap + 2)
     ax.set_ylabel(tr("report.axis.used_steps"))
+    ax.set_xlabel(tr("report.axis.kind"))
     ax.set_title(title or tr("report.title.steps_at_cap", cap=cap))
+    present = [o for o in OUTCOMES if (at_cap["outcome"] == o).any()]
+    handles: dict[str, Any] = {
+        outcome_label(o): Line2D(
+            [], [], linestyle="", marker=OUTCOME_MARKERS[o], color=OUTCOME_COLORS[o], markersize=7
+        )
+        for o in present
+    }
+    handles[tr("report.cap_line", cap=cap)] = Line2D([], [], color=NEUTRAL, linestyle="--")
+    _legend_outside(ax, handles, tr("report.legend.outcome"))
     return _finish(fig, save_to)
 
 
@@ -344,46 +454,44 @@ def plot_cap_tradeoff(
     target: float = 0.95,
     title: str | None = None,
     save_to: str | Path | None = None,
+    interval: tuple[int, int] | None = None,
 ) -> Figure:
-    """Completion rate and wasted steps against cap, the smallest good cap marked."""
+    """Completion rate and wasted steps against cap, the smallest good cap marked.
+
+    ``interval`` shades a range of caps (e.g. where 90 % of bootstrap samples
+    put the smallest good cap, from :func:`agentlab.experiments.bootstrap_caps`).
+    """
     use_chinese_font()
     fig = Figure(figsize=(9, 3.8), layout="constrained")
     rate_ax = fig.subplots()
     waste_ax = rate_ax.twinx()
-    rate_ax.plot(
-        summary["cap"],
-        summary["completion_rate"],
-        color="#2e7d32",
-        marker="o",
-        markersize=3,
-        label=tr("report.completion_line"),
+    (rate,) = rate_ax.plot(
+        summary["cap"], summary["completion_rate"], color=BLUISH_GREEN, marker="o", markersize=4
     )
-    waste_ax.plot(
-        summary["cap"],
-        summary["wasted_steps"],
-        color="#c62828",
-        marker="s",
-        markersize=3,
-        label=tr("report.waste_line"),
-    )
-    rate_ax.axhline(target, color="#2e7d32", linestyle=":", linewidth=1)
+    (waste,) = waste_ax.plot(
+        summary["cap"], summary["wasted_steps"], color=VERMILLION, marker="s", markersize=4,
+        linestyle="--",
+    )  # fmt: skip
+    goal = rate_ax.axhline(target, color=BLUISH_GREEN, linestyle=":", linewidth=1.2)
+    handles: dict[str, Any] = {
+        tr("report.completion_line"): rate,
+        tr("report.waste_line"): waste,
+        tr("report.target_line", target=f"{target:.0%}"): goal,
+    }
+    if interval is not None:
+        band = rate_ax.axvspan(interval[0] - 0.5, interval[1] + 0.5, color=GREY, alpha=0.25)
+        handles[tr("report.interval", low=interval[0], high=interval[1])] = band
     cap = smallest_cap(summary, target)
     if cap is not None:
-        rate_ax.axvline(cap, color="#424242", linestyle="--", linewidth=1)
-        rate_ax.annotate(
-            tr("report.best_cap", cap=cap, target=f"{target:.0%}"),
-            (cap, target),
-            xytext=(8, -40),
-            textcoords="offset points",
-            fontsize=9,
-        )
+        best = rate_ax.axvline(cap, color=NEUTRAL, linestyle="--", linewidth=1)
+        handles[tr("report.best_cap", cap=cap, target=f"{target:.0%}")] = best
     rate_ax.set_ylim(0, 1.05)
     rate_ax.yaxis.set_major_formatter(lambda value, _: f"{value:.0%}")
     rate_ax.set_xlabel(tr("report.axis.cap"))
-    rate_ax.set_ylabel(tr("report.col.completion_rate"), color="#2e7d32")
-    waste_ax.set_ylabel(tr("report.col.wasted_steps"), color="#c62828")
+    rate_ax.set_ylabel(tr("report.col.completion_rate"))
+    waste_ax.set_ylabel(tr("report.col.wasted_steps"))
     waste_ax.set_ylim(0, max(1, summary["wasted_steps"].max()) * 1.1)
-    lines = rate_ax.get_lines()[:1] + waste_ax.get_lines()[:1]
-    rate_ax.legend(lines, [line.get_label() for line in lines], loc="center right", fontsize=8)
     rate_ax.set_title(title or tr("report.title.tradeoff"))
+    # inside, lower right: the right of the axes holds the second axis' numbers
+    waste_ax.legend(list(handles.values()), list(handles), loc="lower right", fontsize=8)
     return _finish(fig, save_to)
