@@ -549,7 +549,6 @@ CATALOG: dict[str, tuple[str, str]] = {
     "report.axis.used_steps": ("实际用掉的步数", "steps used"),
     "report.cap_line": ("步数上限 max_steps={cap}", "step cap max_steps={cap}"),
     "report.deadline_line": ("截止时间 {ms} ms", "deadline {ms} ms"),
-    "report.runs": ("{n} 次运行", "{n} runs"),
     "report.completion_line": (
         "完成率（能完成的任务中）",
         "completion rate (of tasks that could complete)",
