@@ -2841,4 +2841,8 @@ CATALOG: dict[str, tuple[str, str]] = {
     "display.cli.cannot_read": ("读不了 {path!r}：{reason}", "cannot read {path!r}: {reason}"),
     "display.cli.not_a_trace": ("{path!r} 不是运行轨迹", "{path!r} is not a run trace"),
     "display.cli.cannot_write": ("写不了 {path!r}：{reason}", "cannot write {path!r}: {reason}"),
+    "replay.no_transcript": (
+        "课程的服务商语料里没有 {name}（见 agentlab/data/providers）",
+        "the course's provider corpus has no {name} (see agentlab/data/providers)",
+    ),
 }

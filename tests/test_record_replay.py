@@ -285,3 +285,29 @@ def test_a_hand_made_recording_without_request_bodies_replays_a_corpus_transcrip
     assert result.outcome == "completed" and client.divergences == []
     assert "".join(shown) == THINKING_STREAM["expect"]["reasoning"] + "\n"
     assert result.messages[2]["reasoning_content"] == THINKING_STREAM["expect"]["reasoning"]
+
+
+def test_a_corpus_transcript_replays_keyless_from_the_package_data():
+    from agentlab.clients.recording import corpus_recording
+    from agentlab.tools import Tool, ToolRegistry, ok
+
+    document = corpus_recording("deepseek/deepseek-v4-flash-tool-call-stream", answer="晴。")
+    weather = Tool(
+        "weather",
+        "查询天气",
+        {"properties": {"location": {"type": "string"}}, "required": ["location"]},
+        lambda location: ok({"location": location}),
+    )
+    shown: list[str] = []
+    result = run_agent(
+        "天气？",
+        client=ReplayClient(document),
+        tools=ToolRegistry([weather]),
+        stream=True,
+        on_text=None,
+        on_reasoning=shown.append,
+        trace_dir=False,
+    )
+    assert result.outcome == "completed" and result.answer == "晴。"
+    assert result.tool_results[0]["normalized_args"] == '{"location":"San Francisco"}'
+    assert result.messages[2]["reasoning_content"] == "".join(shown).rstrip("\n")

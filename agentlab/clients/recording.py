@@ -302,6 +302,49 @@ def load_recording(source: str | Path | dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def corpus_recording(name: str, answer: str | None = None) -> dict[str, Any]:
+    """A recording made of one reply a real provider sent, from the course's corpus.
+
+    ``name`` is ``"<provider>/<transcript>"`` under ``agentlab/data/providers``
+    (e.g. ``"deepseek/deepseek-v4-flash-tool-call-stream"``; provenance in each
+    file's ``source``). The first request is answered with the recorded
+    bytes, whatever it says (its body is not compared). ``answer``, if given,
+    answers a second request with that text — CONSTRUCTED, not recorded, so
+    that a run can finish after the recorded tool call.
+    """
+    from ..tools.sales import COURSE_DATA_DIR
+    from .script import Reply
+    from .wire import Chunking, completion_body, sse, stream_chunks
+
+    path = COURSE_DATA_DIR / "providers" / f"{name}.json"
+    try:
+        transcript = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise RecordingError(tr("replay.no_transcript", name=name)) from None
+    recorded = transcript["response"]
+    streamed = "sse" in recorded
+    first = {"status": recorded["status"], "headers": {"content-type": "text/event-stream"}}
+    if streamed:
+        first["text"] = recorded["sse"]
+    else:
+        first["headers"] = {"content-type": "application/json"}
+        first["text"] = json.dumps(recorded["body"], ensure_ascii=False)
+    exchanges = [{"request": {"body": None}, "response": first}]
+    if answer is not None:
+        body = completion_body(Reply(content=answer), 2, transcript["model"], 0)
+        text = sse(stream_chunks(body, Chunking(), True)).decode() if streamed else json.dumps(body)
+        kind = "text/event-stream" if streamed else "application/json"
+        second = {"status": 200, "headers": {"content-type": kind}, "text": text}
+        exchanges.append({"request": {"body": None}, "response": second})
+    return {
+        "format": FORMAT,
+        "provider": transcript["provider"],
+        "model": transcript["model"],
+        "source": transcript["source"],
+        "exchanges": exchanges,
+    }
+
+
 @dataclass
 class Replayer:
     """Answers request n with the recorded response n, noting where requests differ."""

@@ -1,6 +1,6 @@
 """The provider transcript corpus is well formed: fields, provenance, SDK shapes, size.
 
-Each file under ``transcripts/<provider>/`` holds one response a real service sent (see
+Each file under ``agentlab/data/providers/<provider>/`` holds one response a real service sent (see
 README.md for the format). These tests check the files themselves and that the real
 ``openai`` SDK can be fed them over a mock transport. They deliberately do not run
 agentlab: replaying the corpus through the agent loop is a separate test.
@@ -18,13 +18,16 @@ import pydantic
 import pytest
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
+from agentlab.tools.sales import COURSE_DATA_DIR
+
 from ..conftest import plain_client
 
 HERE = Path(__file__).parent
+
 # Every transcript is committed here. Each was copied from text read through the search
 # index's file look-ups or from an issue thread, never from a fetched repository snapshot
 # (whose data may not be committed); `retrieved` says which.
-FILES = sorted((HERE / "transcripts").glob("*/*.json"))
+FILES = sorted((COURSE_DATA_DIR / "providers").glob("*/*.json"))
 IDS = [f"{f.parent.name}/{f.stem}" for f in FILES]
 RETRIEVED = {"search index (read_file)", "search index (issues corpus)"}
 # Error transcripts carry expect.error instead of an assembled reply.

@@ -1,6 +1,6 @@
 """Every recorded provider reply, replayed over a loopback socket into the agent loop.
 
-Each transcript of ``transcripts/`` is served by a real HTTP server on 127.0.0.1
+Each transcript of ``agentlab/data/providers/`` is served by a real HTTP server on 127.0.0.1
 (``replay_server.py``) to a plain ``openai.OpenAI(base_url=...)``, so the SDK
 parses the bytes the provider sent, streamed or not, as it would in class. The
 tests check what the decide phase reads (calls, answer, reasoning, usage), that
@@ -27,11 +27,13 @@ from agentlab import Budget, run_agent
 from agentlab.clients import estimate_tokens
 from agentlab.request import ModelTurn, request_turn
 from agentlab.tools import Tool, ToolRegistry, ok
+from agentlab.tools.sales import COURSE_DATA_DIR
 
 from .replay_server import TranscriptServer, canned, final_answer
 
 HERE = Path(__file__).parent
-FILES = sorted((HERE / "transcripts").glob("*/*.json"))
+
+FILES = sorted((COURSE_DATA_DIR / "providers").glob("*/*.json"))
 CORPUS = {f"{f.parent.name}/{f.stem}": json.loads(f.read_text(encoding="utf-8")) for f in FILES}
 REPLIES = [name for name, t in CORPUS.items() if "error" not in t["expect"]]
 ERRORS = [name for name, t in CORPUS.items() if "error" in t["expect"]]
