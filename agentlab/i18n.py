@@ -2845,4 +2845,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "课程的服务商语料里没有 {name}（见 agentlab/data/providers）",
         "the course's provider corpus has no {name} (see agentlab/data/providers)",
     ),
+    "exercise.cli.list": ("列出所有练习", "print every exercise"),
+    "exercise.cli.verify": (
+        "用参考答案、起始代码和错误答案检验每个练习的检查",
+        "check every check against its reference, starter and wrong answers",
+    ),
+    "exercise.cli.chapter": ("只看这一章（01..05）", "only this chapter (01..05)"),
+    "exercise.cli.verbose": ("打印每一次判定", "print every verdict"),
 }

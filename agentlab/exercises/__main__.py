@@ -4,8 +4,9 @@
 - ``verify`` runs every check on its reference answer (must pass), on its
   starter code as committed in the notebook (must say "not done yet") and
   on each plausible wrong answer (must say "not right", each with its own
-  message). One line per verdict; the exit status is 1 if any check
-  misjudged, so ``make test`` fails when a check or a reference drifts.
+  message). It prints the verdicts that went wrong (``--verbose``: every
+  verdict) and a summary; the exit status is 1 if any check misjudged, so
+  ``make test`` fails when a check or a reference drifts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import contextlib
 import io
 import sys
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,10 +24,16 @@ from . import exercises, render
 from .core import NOT_DONE, PASSED, WRONG, Exercise, judge
 
 
+def padded(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal columns (a Chinese character takes two)."""
+    columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return text + " " * max(width - columns, 0)
+
+
 def list_exercises() -> int:
     for exercise in exercises():
         kind = tr(f"exercise.kind.{exercise.kind}")
-        print(f"{exercise.chapter}  {exercise.id:<22} {kind:<10} {exercise.title}")
+        print(f"{exercise.chapter}  {padded(exercise.id, 22)} {padded(kind, 14)} {exercise.title}")
     return 0
 
 
@@ -68,12 +76,13 @@ def verify_exercise(exercise: Exercise) -> list[tuple[bool, str]]:
     return lines
 
 
-def verify(chapter: str | None = None) -> int:
+def verify(chapter: str | None = None, verbose: bool = False) -> int:
     selected = exercises(chapter)
     misjudged = checks = 0
     for exercise in selected:
         for right, line in verify_exercise(exercise):
-            print(line, flush=True)
+            if verbose or not right:
+                print(line, flush=True)
             checks += 1
             misjudged += not right
     print(tr("exercise.verify.summary", count=len(selected), checks=checks, misjudged=misjudged))
@@ -83,13 +92,14 @@ def verify(chapter: str | None = None) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m agentlab.exercises")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help="print every exercise")
-    check = commands.add_parser("verify", help="check every check against its answers")
-    check.add_argument("--chapter", help="only this chapter (01..05)")
+    commands.add_parser("list", help=tr("exercise.cli.list"))
+    check = commands.add_parser("verify", help=tr("exercise.cli.verify"))
+    check.add_argument("--chapter", help=tr("exercise.cli.chapter"))
+    check.add_argument("--verbose", action="store_true", help=tr("exercise.cli.verbose"))
     args = parser.parse_args(argv)
     if args.command == "list":
         return list_exercises()
-    return verify(args.chapter)
+    return verify(args.chapter, args.verbose)
 
 
 if __name__ == "__main__":
