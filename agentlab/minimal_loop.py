@@ -41,10 +41,8 @@ def minimal_loop(
     model: str = DEFAULT_MODEL,
     system_prompt: str = DEFAULT_SYSTEM_PROMPT,
 ) -> LoopResult:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system_prompt},
-        {"role": "user", "content": task},
-    ]
+    question = {"role": "user", "content": task}
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}, question]
     for _step in range(max_steps):  # one step = one model request + its tool calls
         response = client.chat.completions.create(
             model=model, messages=messages, tools=tools.schemas()

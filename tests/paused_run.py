@@ -34,7 +34,7 @@ SKIPPED_MIME = {"image/png", "image/jpeg"}  # nbval does not compare images eith
 
 
 def sanitizers(path: Path = HERE / "nbval_sanitize.cfg") -> list[tuple[re.Pattern, str]]:
-    config = configparser.ConfigParser()
+    config = configparser.ConfigParser(interpolation=None)  # the rules hold "%"
     config.read(path, encoding="utf-8")
     return [(re.compile(config[s]["regex"]), config[s]["replace"]) for s in config.sections()]
 

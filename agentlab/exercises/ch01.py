@@ -57,10 +57,8 @@ import json
 
 def my_loop(task, client, tools, max_steps):
     """你的 Agent 循环：返回完整的 messages 列表（最后一条是模型的最终回答）。"""
-    messages = [
-        {"role": "system", "content": "你是一个谨慎的助手，只根据工具结果回答。"},
-        {"role": "user", "content": task},
-    ]
+    system = "你是一个谨慎的助手，只根据工具结果回答。"
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     # 最多请求 max_steps 次模型，每次：
     #   response = client.chat.completions.create(
     #       model="agentlab-scripted", messages=messages, tools=tools.schemas())

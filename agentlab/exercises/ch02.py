@@ -280,10 +280,8 @@ def capped_loop(task, client, tools, max_steps):
     ending 是 "answered"（拿到了最终回答）或 "max_steps"（用完了步数上限）。
     模型最多被请求 max_steps 次；正好在第 max_steps 步回答，也算 "answered"。
     """
-    messages = [
-        {"role": "system", "content": "你是一个谨慎的助手，只根据工具结果回答。"},
-        {"role": "user", "content": task},
-    ]
+    system = "你是一个谨慎的助手，只根据工具结果回答。"
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     raise NotImplementedError("在这里写（可以从你第 1 章的 my_loop 开始）")
 '''
 

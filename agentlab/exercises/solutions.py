@@ -25,10 +25,8 @@ from agentlab.tools import Tool, error, ok, resolve_inside, sales_tools
 
 
 def my_loop(task, client, tools, max_steps):
-    messages = [
-        {"role": "system", "content": "你是一个谨慎的助手，只根据工具结果回答。"},
-        {"role": "user", "content": task},
-    ]
+    system = "你是一个谨慎的助手，只根据工具结果回答。"
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     for _ in range(max_steps):
         response = client.chat.completions.create(
             model="agentlab-scripted", messages=messages, tools=tools.schemas()
@@ -176,10 +174,8 @@ def dispatch(tools, name, arguments_json):
 
 
 def capped_loop(task, client, tools, max_steps):
-    messages = [
-        {"role": "system", "content": "你是一个谨慎的助手，只根据工具结果回答。"},
-        {"role": "user", "content": task},
-    ]
+    system = "你是一个谨慎的助手，只根据工具结果回答。"
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     for _ in range(max_steps):  # the cap is decided before every request
         response = client.chat.completions.create(
             model="agentlab-scripted", messages=messages, tools=tools.schemas()
