@@ -44,10 +44,10 @@ def minimal_loop(
     question = {"role": "user", "content": task}
     messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}, question]
     for _step in range(max_steps):  # one step = one model request + its tool calls
-        response = client.chat.completions.create(
+        completion = client.chat.completions.create(
             model=model, messages=messages, tools=tools.schemas()
         )
-        reply = response.choices[0].message
+        reply = completion.choices[0].message
         assistant: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             assistant["tool_calls"] = [
@@ -63,11 +63,6 @@ def minimal_loop(
             return LoopResult(messages, "answered")
         for call in reply.tool_calls:  # answer every call, in order, by its id
             result = tools.call(call.function.name, call.function.arguments)
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": call.id,
-                    "content": json.dumps(result, ensure_ascii=False),
-                }
-            )
+            content = json.dumps(result, ensure_ascii=False)  # what the model will read
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": content})
     return LoopResult(messages, "max_steps")

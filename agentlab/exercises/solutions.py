@@ -28,10 +28,10 @@ def my_loop(task, client, tools, max_steps):
     system = "你是一个谨慎的助手，只根据工具结果回答。"
     messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     for _ in range(max_steps):
-        response = client.chat.completions.create(
+        completion = client.chat.completions.create(
             model="agentlab-scripted", messages=messages, tools=tools.schemas()
         )
-        reply = response.choices[0].message
+        reply = completion.choices[0].message
         assistant = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             assistant["tool_calls"] = [
@@ -47,13 +47,8 @@ def my_loop(task, client, tools, max_steps):
             return messages
         for tc in reply.tool_calls:
             result = tools.call(tc.function.name, tc.function.arguments)
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": tc.id,
-                    "content": json.dumps(result, ensure_ascii=False),
-                }
-            )
+            content = json.dumps(result, ensure_ascii=False)
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
     return messages
 
 
@@ -102,7 +97,7 @@ def add_append_text(registry, box):
             "rel_path": {"type": "string", "description": "沙盒内的相对路径"},
             "text": {"type": "string", "description": "要追加的文本"},
         },
-        "required": ["rel_path", "text"],
+        "required": ["text", "rel_path"],
     }
     registry.register(
         Tool("append_text", "在沙盒内的文件末尾追加文本，文件不存在时创建", schema, append_text)
@@ -177,10 +172,10 @@ def capped_loop(task, client, tools, max_steps):
     system = "你是一个谨慎的助手，只根据工具结果回答。"
     messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
     for _ in range(max_steps):  # the cap is decided before every request
-        response = client.chat.completions.create(
+        completion = client.chat.completions.create(
             model="agentlab-scripted", messages=messages, tools=tools.schemas()
         )
-        reply = response.choices[0].message
+        reply = completion.choices[0].message
         assistant = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             assistant["tool_calls"] = [
@@ -196,13 +191,8 @@ def capped_loop(task, client, tools, max_steps):
             return messages, "answered"
         for tc in reply.tool_calls:
             result = tools.call(tc.function.name, tc.function.arguments)
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": tc.id,
-                    "content": json.dumps(result, ensure_ascii=False),
-                }
-            )
+            content = json.dumps(result, ensure_ascii=False)
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
     return messages, "max_steps"
 
 

@@ -43,10 +43,10 @@ def _assistant(reply):
 
 
 def _ask(client, messages, tools):
-    response = client.chat.completions.create(
+    completion = client.chat.completions.create(
         model="agentlab-scripted", messages=messages, tools=tools.schemas()
     )
-    return response.choices[0].message
+    return completion.choices[0].message
 
 
 def _start(task):
@@ -256,7 +256,7 @@ def append_wraps_the_library(registry, box):
 
     schema = {
         "properties": {"rel_path": PATH_PARAM, "text": TEXT_PARAM},
-        "required": ["rel_path", "text"],
+        "required": ["text", "rel_path"],
     }
     registry.register(Tool("append_text", "追加文本", schema, append_in_box))
 

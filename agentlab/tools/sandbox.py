@@ -93,7 +93,7 @@ def open_inside(root: Path, target: Path, flags: int, make_folders: bool = False
     parts = target.relative_to(base).parts
     if not NOFOLLOW_OPENS:  # the check above is all we have here
         if make_folders and len(parts) > 1:
-            target.parent.mkdir(parents=True, exist_ok=True)
+            os.makedirs(target.parent, exist_ok=True)
         return os.open(target, flags | getattr(os, "O_BINARY", 0), 0o666)
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)  # the root itself may be a link: ours
     try:
