@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import configparser
+import json
 import os
 import re
 import sys
@@ -39,6 +40,14 @@ def sanitizers(path: Path = HERE / "nbval_sanitize.cfg") -> list[tuple[re.Patter
     return [(re.compile(config[s]["regex"]), config[s]["replace"]) for s in config.sections()]
 
 
+def as_text(value: object) -> str:
+    """A MIME bundle's value as text; a JSON one (Vega-Lite) with sorted keys, since the
+    stored notebook has its keys sorted and a fresh output keeps the order it was built in."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
 def comparable(outputs: list, rules: list[tuple[re.Pattern, str]]) -> list[tuple[str, str]]:
     """Each output as (kind, text), sanitized, in order."""
     found = []
@@ -48,7 +57,8 @@ def comparable(outputs: list, rules: list[tuple[re.Pattern, str]]) -> list[tuple
             pieces = [(f"stream:{output.get('name')}", output.get("text", ""))]
         elif kind in ("execute_result", "display_data"):
             data = output.get("data", {})
-            pieces = [(f"data:{m}", str(data[m])) for m in sorted(data) if m not in SKIPPED_MIME]
+            shown = [m for m in sorted(data) if m not in SKIPPED_MIME]
+            pieces = [(f"data:{m}", as_text(data[m])) for m in shown]
         elif kind == "error":
             pieces = [("error", f"{output.get('ename')}: {output.get('evalue')}")]
         else:

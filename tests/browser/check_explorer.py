@@ -5,7 +5,7 @@ no kernel behind it. This check, run by ``make browser-test`` after
 ``check_notebooks.py`` (whose JupyterLab and browser helpers it reuses):
 
 1. writes a small notebook into a temporary copy of the repository: a sweep
-   of 30 tasks over caps 1–24 (as in chapter 04) and the explorer starting
+   of 30 tasks over caps 1–24 (as in chapter 05) and the explorer starting
    at cap 4;
 2. runs it in JupyterLab in headless Chromium, with every request that is
    not for 127.0.0.1 refused and recorded, so the chart must be drawn by
@@ -65,7 +65,7 @@ def write_notebook(path: Path) -> None:
         for n, source in enumerate(CELLS, 1)
     ]
     # The chapter notebooks' metadata, so JupyterLab picks the kernel without asking.
-    chapter = json.loads((ROOT / "notebooks" / "04_choosing_a_cap.ipynb").read_text("utf-8"))
+    chapter = json.loads((ROOT / "notebooks" / "05_choosing_a_cap.ipynb").read_text("utf-8"))
     notebook = {"cells": cells, "metadata": chapter["metadata"], "nbformat": 4, "nbformat_minor": 5}
     path.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
 
