@@ -12,7 +12,7 @@
 - ``demo`` plays the outcome scenarios and prints a table an instructor
   can project; ``--stream`` shows each phase and streamed text live.
 - ``sweep`` runs a task population over a range of caps and writes the tidy
-  CSV, the per-cap summary and the three charts of chapter 04.
+  CSV, the per-cap summary and the three charts of chapter 05.
 - ``doctor [--ping]`` checks a student's set-up and says what to fix
   (``agentlab/doctor.py``); exit code 1 when something must be fixed.
 - ``trace FILE`` turns a run's JSONL trace into one self-contained HTML

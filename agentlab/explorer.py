@@ -1,6 +1,6 @@
 """A cap explorer that needs no kernel: a slider over ``max_steps`` in one chart.
 
-Chapter 04 sweeps a population of tasks over many step caps. :func:`cap_explorer`
+Chapter 05 sweeps a population of tasks over many step caps. :func:`cap_explorer`
 turns that precomputed sweep into one Vega-Lite chart (built with altair):
 move the slider and the chart redraws, in the browser,
 
@@ -32,14 +32,11 @@ import pandas as pd
 
 from .experiments import smallest_cap, summarize
 from .i18n import tr
+from .palette import OUTCOME_COLORS
 
-# Okabe–Ito colours (distinguishable with colour-blindness). Defined here until
-# the course-wide palette module lands; then take them from there.
+# The course's palette (Okabe–Ito): the outcomes a sweep can end with.
 OUTCOME_COLOURS = {
-    "completed": "#009E73",  # bluish green
-    "tool_error": "#E69F00",  # orange
-    "budget_exhausted": "#D55E00",  # vermillion
-    "model_error": "#CC79A7",  # reddish purple
+    o: OUTCOME_COLORS[o] for o in ("completed", "tool_error", "budget_exhausted", "model_error")
 }
 RULE_COLOUR = "#4D4D4D"
 VEGALITE_MIMETYPE = "application/vnd.vegalite.v5+json"

@@ -1,4 +1,4 @@
-"""Chapter 04: populations are reproducible, every kind ends as it should,
+"""Chapter 05: populations are reproducible, every kind ends as it should,
 and the derived measures mean what they say."""
 
 from __future__ import annotations

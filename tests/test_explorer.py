@@ -18,7 +18,7 @@ import pytest
 from agentlab.experiments import make_population, smallest_cap, summarize, sweep
 from agentlab.explorer import OUTCOME_COLOURS, VEGALITE_MIMETYPE, cap_explorer
 
-CAPS = range(1, 17)  # small: the browser check uses chapter 04's 30 tasks x 24 caps
+CAPS = range(1, 17)  # small: the browser check uses chapter 05's 30 tasks x 24 caps
 
 
 @pytest.fixture(scope="module")
