@@ -271,3 +271,16 @@ def bootstrap_caps(
         good = np.flatnonzero(rate >= target)
         found.append(int(caps[good[0]]) if len(good) else None)
     return found
+
+
+def cap_interval(caps: list[int | None], level: float = 0.9) -> tuple[int | None, int | None]:
+    """The central ``level`` share of the caps :func:`bootstrap_caps` found.
+
+    ``None`` (a sample that reached the target at no cap) counts as larger
+    than any cap, so a ``None`` at the top end says: some samples never got
+    there. Example: ``cap_interval([12, 13, 13, 14, 15], 0.6)`` -> ``(13, 14)``.
+    """
+    ordered = sorted(caps, key=lambda c: float("inf") if c is None else c)
+    tail = (1 - level) / 2
+    last = len(ordered) - 1
+    return ordered[round(tail * last)], ordered[round((1 - tail) * last)]

@@ -584,6 +584,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "report.cut_off": ("{n}/{total} 耗尽", "{n}/{total} ran out"),
     "report.marked_cap": ("上限 {cap}", "cap {cap}"),
+    "report.recommended": ("推荐上限 {cap}（留了余量）", "recommended cap {cap} (with a margin)"),
     "report.target_line": ("目标完成率 {target}", "target completion {target}"),
     "report.interval": (
         "重抽样得到的最小够用上限：{low} 到 {high}",

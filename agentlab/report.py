@@ -455,11 +455,13 @@ def plot_cap_tradeoff(
     title: str | None = None,
     save_to: str | Path | None = None,
     interval: tuple[int, int] | None = None,
+    recommended: int | None = None,
 ) -> Figure:
     """Completion rate and wasted steps against cap, the smallest good cap marked.
 
     ``interval`` shades a range of caps (e.g. where 90 % of bootstrap samples
-    put the smallest good cap, from :func:`agentlab.experiments.bootstrap_caps`).
+    put the smallest good cap, :func:`agentlab.experiments.cap_interval`);
+    ``recommended`` draws the cap chosen with a margin as a thick line.
     """
     use_chinese_font()
     fig = Figure(figsize=(9, 3.8), layout="constrained")
@@ -485,6 +487,9 @@ def plot_cap_tradeoff(
     if cap is not None:
         best = rate_ax.axvline(cap, color=NEUTRAL, linestyle="--", linewidth=1)
         handles[tr("report.best_cap", cap=cap, target=f"{target:.0%}")] = best
+    if recommended is not None:
+        chosen = rate_ax.axvline(recommended, color=BLACK, linewidth=2.5)
+        handles[tr("report.recommended", cap=recommended)] = chosen
     rate_ax.set_ylim(0, 1.05)
     rate_ax.yaxis.set_major_formatter(lambda value, _: f"{value:.0%}")
     rate_ax.set_xlabel(tr("report.axis.cap"))

@@ -176,3 +176,17 @@ def test_workers_give_the_same_rows():
 def test_bad_caps(caps):
     with pytest.raises(ValueError):
         sweep(make_population(2), caps)
+
+
+def test_bootstrap_caps_spread_and_their_interval():
+    from agentlab.experiments import bootstrap_caps, cap_interval
+
+    results = sweep(make_population(30, seed=0), range(1, 25))
+    found = bootstrap_caps(results, 0.95, draws=300, seed=0)
+    assert found == bootstrap_caps(results, 0.95, draws=300, seed=0)  # seeded
+    point = smallest_cap(summarize(results), 0.95)
+    assert min(c for c in found if c) <= point <= max(c for c in found if c)
+    low, high = cap_interval(found, 0.9)
+    assert low <= point <= high
+    assert cap_interval([12, 13, 13, 14, 15], 0.6) == (13, 14)
+    assert cap_interval([12, None, 13], 0.9) == (12, None)  # a sample that never got there
