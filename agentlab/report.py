@@ -20,6 +20,7 @@ never runs the loop.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -175,8 +176,9 @@ def outcome_table(
 
 
 def style_outcomes(table: pd.DataFrame):
-    """The table for reading: coloured by outcome, people's column names, and a
-    fixed id so the HTML is the same on every run."""
+    """The table for reading: coloured by outcome, people's column names, and an
+    id made from the table's content, so the HTML is the same on every run and
+    two tables in one notebook do not restyle each other."""
 
     def colour(value: str) -> str:
         colour = OUTCOME_COLORS.get(value)
@@ -185,7 +187,8 @@ def style_outcomes(table: pd.DataFrame):
     def symbol(value: str) -> str:  # a shape as well as a colour
         return f"{OUTCOME_SYMBOLS[value]} {value}" if value in OUTCOME_SYMBOLS else value
 
-    styled = table.style.set_uuid("agentlab").hide(axis="index").map(colour, subset=["outcome"])
+    uuid = hashlib.sha1(table.to_json(force_ascii=False).encode()).hexdigest()[:10]
+    styled = table.style.set_uuid(uuid).hide(axis="index").map(colour, subset=["outcome"])
     styled = styled.format(symbol, subset=["outcome"])
     if "answer" in table.columns:
         styled = styled.set_properties(subset=["answer"], **{"text-align": "left"})
