@@ -1754,10 +1754,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.03-predict-threshold.prompt": (
         '**同一个调用，换着写法。** 模型每一轮都轮询同一个任务 `same_result(job="nightly")`，'
-        "只是写法不同（键的顺序、JSON 里的空格）。预算是 `Budget.seed_table()`。在 "
+        "只是写法不同（JSON 里的空格和缩进）。预算是 `Budget.seed_table()`。在 "
         "`prediction_threshold` 里预测停止原因、步数，以及第几步的调用被 REPEATED_CALL 拒绝。",
         "**The same call, spelled differently.** Every round the model polls the same job, "
-        '`same_result(job="nightly")`, spelled differently (key order, JSON whitespace). '
+        '`same_result(job="nightly")`, spelled differently (JSON spaces, indentation). '
         "The budget is `Budget.seed_table()`. Predict in `prediction_threshold` the stop "
         "reason, the steps, and at which step a call is refused with REPEATED_CALL.",
     ),

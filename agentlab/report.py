@@ -187,7 +187,8 @@ def style_outcomes(table: pd.DataFrame):
     def symbol(value: str) -> str:  # a shape as well as a colour
         return f"{OUTCOME_SYMBOLS[value]} {value}" if value in OUTCOME_SYMBOLS else value
 
-    uuid = hashlib.sha1(table.to_json(force_ascii=False).encode()).hexdigest()[:10]
+    stable = table.drop(columns=["elapsed"], errors="ignore")  # wall-clock time varies
+    uuid = hashlib.sha1(stable.to_json(force_ascii=False).encode()).hexdigest()[:10]
     styled = table.style.set_uuid(uuid).hide(axis="index").map(colour, subset=["outcome"])
     styled = styled.format(symbol, subset=["outcome"])
     if "answer" in table.columns:
@@ -223,7 +224,7 @@ def plot_steps_by_outcome(
     if horizontal:
         bars = ax.barh(names, steps, height=0.6, **style)
         ax.invert_yaxis()
-        ax.set_xlim(0, top + 1)
+        ax.set_xlim(0, top * 1.3 + 2)  # room for the stop reason written after each bar
         ax.set_xlabel(tr("report.axis.steps"))
         draw_cap = ax.axvline
     else:

@@ -363,7 +363,7 @@ def check_predict_no_progress(answer: Any) -> Verdict:
 
 PREDICT_THRESHOLD_STARTER = """\
 # 模型每一轮都轮询同一个任务 same_result(job="nightly")，只是写法不同
-# （键的顺序、JSON 里的空格）。预算是 Budget.seed_table()。先预测。
+# （JSON 里的空格和缩进）。预算是 Budget.seed_table()。先预测。
 prediction_threshold = {
     "stop_reason": ...,
     "steps": ...,
