@@ -524,7 +524,8 @@ def render_end(view: RunView) -> str:
     reason = view.stop_reason or "?"
     out = [
         f'<div class="al-end"><div class="al-section-title">{esc(tr("display.end"))}</div>'
-        f'<div class="al-end-line">{esc(tr("display.stopped_at", step=view.counts.get("steps")))}: '
+        f'<div class="al-end-line">{esc(tr("display.stopped_at", step=view.counts.get("steps")))}'
+        f"{esc(tr('display.colon'))}"
         f'<span class="al-code">{esc(reason)}</span> {esc(meaning(reason))}</div>'
     ]
     if view.phase:

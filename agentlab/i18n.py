@@ -575,12 +575,15 @@ CATALOG: dict[str, tuple[str, str]] = {
         "Completion against wasted steps: the smallest cap that is enough",
     ),
     "report.axis.request": ("第几次模型请求（步）", "model request (step)"),
-    "report.axis.messages_sent": ("这次请求带上的消息条数", "messages sent with the request"),
+    "report.axis.messages_sent": (
+        "到这次请求为止一共发出的消息条数",
+        "messages sent so far, all requests together",
+    ),
     "report.axis.kind": ("任务类型", "kind of task"),
     "report.legend.run": ("运行（结局）", "run (outcome)"),
     "report.title.history": (
-        "每一步都把整段历史重新发一遍：历史怎样变长，在哪里停下",
-        "Every step sends the whole history again: how it grows, and where it stops",
+        "每一步都把整段历史重新发一遍：累计发出的消息按平方增长",
+        "Every step re-sends the whole history: messages sent grow with the square of the steps",
     ),
     "report.cut_off": ("{n}/{total} 耗尽", "{n}/{total} ran out"),
     "report.marked_cap": ("上限 {cap}", "cap {cap}"),
@@ -2686,8 +2689,8 @@ CATALOG: dict[str, tuple[str, str]] = {
     "explorer.slider": ("步数上限 max_steps", "step cap max_steps"),
     "explorer.mix_title": ("各结局占比，步数上限 =", "Outcome mix at step cap ="),
     "explorer.curve_title": (
-        "完成率（绿）与预算耗尽的运行浪费的步数（红），虚线为当前上限",
-        "Completion rate (green) and steps wasted on exhausted runs (red); dashed: chosen cap",
+        "完成率（● 圆点）与预算耗尽的运行浪费的步数（■ 方块），虚线为当前上限",
+        "Completion rate (● dots) and steps wasted by exhausted runs (■ squares); dashed: the cap",
     ),
     "explorer.share_axis": ("运行占比", "share of runs"),
     "explorer.cap_axis": ("步数上限 max_steps", "step cap max_steps"),
@@ -2791,6 +2794,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "display.warning": ("警告", "warning"),
     "display.end": ("结束", "End"),
     "display.stopped_at": ("运行在第 {step} 步后结束", "the run ended after step {step}"),
+    "display.colon": ("：", ": "),
     "display.deadline_phase": (
         "截止时间到达时所在的阶段：{phase}",
         "phase when the deadline passed: {phase}",

@@ -75,6 +75,30 @@ def kill_signal_name() -> str:
     return "TerminateProcess" if sys.platform == "win32" else "SIGKILL"
 
 
+def process_exists(pid: int) -> bool:
+    """Is process ``pid`` still there? For showing that a killed child is gone.
+
+    On POSIX, signal 0 asks without doing anything. On Windows ``os.kill``
+    would terminate the process instead, so there we ask the system whether
+    it can still open a handle to it.
+    """
+    if sys.platform != "win32":
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # it exists, it is just not ours
+            return True
+        return True
+    import ctypes  # Windows only: OpenProcess fails once the process is gone
+
+    handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # QUERY_LIMITED_INFORMATION
+    if not handle:
+        return False
+    ctypes.windll.kernel32.CloseHandle(handle)
+    return True
+
+
 def run_in_child(
     function: Callable[..., Any],
     kwargs: dict[str, Any],

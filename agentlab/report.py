@@ -243,29 +243,43 @@ def plot_steps_by_outcome(
     return _finish(fig, save_to)
 
 
+def messages_sent(run: RunResult) -> list[int]:
+    """How many messages each model request of ``run`` carried, in order.
+
+    The chat-completions API is stateless: request k sends the whole history
+    so far, so it carried every message before the k-th assistant reply.
+    Example: a run of two steps with one tool call each -> ``[2, 4]``
+    (system + task; then those two, the assistant's call and the tool result).
+    """
+    return [i for i, m in enumerate(run.messages) if m["role"] == "assistant"]
+
+
 def plot_history_growth(
     runs: Mapping[str, RunResult],
     cap: int | None = None,
     title: str | None = None,
     save_to: str | Path | None = None,
 ) -> Figure:
-    """How many messages each request carried, step by step, per run.
+    """Messages sent so far, request by request, per run: the cost of a stateless API.
 
-    The chat-completions API is stateless: request k sends the whole history
-    so far. Each line ends with its run's outcome marker; the cap is drawn.
+    Each request re-sends the whole history, so the running total grows with
+    the square of the steps. Runs share their first steps, so their lines lie
+    on one another; each ends with its run's outcome marker. The cap is drawn.
     """
     use_chinese_font()
-    fig = Figure(figsize=(8, 3.6), layout="constrained")
+    fig = Figure(figsize=(8.5, 3.8), layout="constrained")
     ax = fig.subplots()
     handles: dict[str, Any] = {}
     for number, (name, run) in enumerate(runs.items()):
-        # the k-th assistant message answered the k-th request, which sent all before it
-        sent = [i for i, m in enumerate(run.messages) if m["role"] == "assistant"]
-        steps = list(range(1, len(sent) + 1))
+        totals = np.cumsum(messages_sent(run))
+        steps = np.arange(1, len(totals) + 1)
         colour = OUTCOME_COLORS[run.outcome]
         style = ("-", "--", ":", "-.")[number % 4]  # lines of one outcome stay apart
-        (line,) = ax.plot(steps, sent, style, color=colour, linewidth=1.6)
-        ax.plot(steps[-1:], sent[-1:], OUTCOME_MARKERS[run.outcome], color=colour, markersize=8)
+        (line,) = ax.plot(steps, totals, style, color=colour, linewidth=1.6)
+        if len(totals):
+            ax.plot(
+                steps[-1:], totals[-1:], OUTCOME_MARKERS[run.outcome], color=colour, markersize=8
+            )
         handles[f"{name}（{outcome_label(run.outcome)}）"] = line
     if cap is not None:
         ax.axvline(cap, color=NEUTRAL, linestyle="--", linewidth=1)
@@ -362,11 +376,12 @@ def plot_outcome_share(
     title: str | None = None,
     save_to: str | Path | None = None,
     mark_cap: int | None = None,
+    mark_label: str | None = None,
 ) -> Figure:
     """Stacked bars: the share of each outcome at every cap of a sweep.
 
-    ``mark_cap`` draws a line at a cap worth pointing at (e.g. the one
-    recommended later in the chapter).
+    ``mark_cap`` draws a line at a cap worth pointing at, named in the legend
+    by ``mark_label`` (default "上限 N").
     """
     use_chinese_font()
     shares = results.groupby("cap")["outcome"].value_counts(normalize=True).unstack(fill_value=0.0)
@@ -390,7 +405,9 @@ def plot_outcome_share(
     handles.update(_outcome_patches([o for o in OUTCOMES if o in shares]))
     if mark_cap is not None:
         ax.axvline(mark_cap, color=BLACK, linestyle="--", linewidth=1.6)
-        handles[tr("report.marked_cap", cap=mark_cap)] = Line2D([], [], color=BLACK, linestyle="--")
+        handles[mark_label or tr("report.marked_cap", cap=mark_cap)] = Line2D(
+            [], [], color=BLACK, linestyle="--"
+        )
     ax.set_xlabel(tr("report.axis.cap"))
     ax.set_ylabel(tr("report.axis.share"))
     ax.set_ylim(0, 1)

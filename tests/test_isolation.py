@@ -260,3 +260,14 @@ def test_a_call_that_runs_out_while_the_server_starts_kills_the_server():
     assert outcome.killed and gone(outcome.pid)
     # The next call starts a new one.
     assert run_in_child(sleep_for, {"seconds": 0}, 60).value == ok({"slept": 0})
+
+
+def test_process_exists_tells_a_live_process_from_a_reaped_one():
+    import subprocess
+    import sys
+
+    from agentlab.isolation import process_exists
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()  # exited and reaped
+    assert process_exists(os.getpid()) and not process_exists(child.pid)
