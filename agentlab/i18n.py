@@ -87,6 +87,18 @@ CATALOG: dict[str, tuple[str, str]] = {
         "参数不是合法的 JSON（位置 {position}：{reason}）：{shown}",
         "arguments are not valid JSON ({reason} at position {position}): {shown}",
     ),
+    "registry.too_deep": (
+        "参数嵌套得太深，无法读取",
+        "the arguments are nested too deeply to read",
+    ),
+    "registry.bad_number": (
+        "参数里有无法读取的数字：{error}",
+        "the arguments hold a number that cannot be read: {error}",
+    ),
+    "registry.not_json": (
+        "{name} 返回的结果里有不能写成 JSON 的值（例如日期对象或集合）",
+        "{name} returned a result holding a value JSON cannot hold (a date object or a set, say)",
+    ),
     "registry.not_an_object": (
         "参数必须是一个 JSON 对象，收到的是 {type}",
         "arguments must be a JSON object, got {type}",
@@ -144,11 +156,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "must have at most {limit} items, got {count}",
     ),
     "registry.unchecked_schema": (
-        "工具 {name} 的参数 schema 用了参数检查不支持的关键字：{keywords}。"
-        "请只用 type、enum、const、properties、required、items 以及数值、长度和格式约束",
-        "the parameter schema of tool {name} uses keywords the argument check does not "
-        "support: {keywords}. Use only type, enum, const, properties, required, items and "
-        "bounds on numbers, lengths and patterns",
+        "工具 {name} 的参数 schema 里有参数检查不支持的关键字或写法：{keywords}。"
+        "请只用 type、enum、const、properties、required、items（一个 schema）、"
+        "additionalProperties（true/false）以及数值、长度和格式（正则表达式）约束",
+        "the parameter schema of tool {name} has keywords or values the argument check does "
+        "not support: {keywords}. Use only type, enum, const, properties, required, items (one "
+        "schema), additionalProperties (true/false) and bounds on numbers, lengths and "
+        "patterns (regular expressions)",
     ),
     "registry.raised": ("{name} 抛出了异常：{error}", "{name} raised {error}"),
     "registry.not_a_result": (

@@ -191,7 +191,9 @@ class RunState:
         removed, saved_to = 0, None
         limit = self.budget.max_tool_output_chars
         if limit and len(content) > limit:
-            saved_to = self.trace.save_output(f"step{self.steps}-{call.id}", result)
+            # named by step and position: a provider's call id may hold "/" or NUL
+            position = sum(1 for r in self.tool_results if r["step"] == self.steps)
+            saved_to = self.trace.save_output(f"step{self.steps}-{position + 1}", result)
             # The model is told where the full output is relative to the trace
             # folder, so what it reads does not depend on where runs are kept.
             shown_as = f"outputs/{Path(saved_to).name}" if saved_to else None

@@ -207,8 +207,8 @@ def test_truncation_marker_and_saved_output(runs):
     assert str(record["truncated_chars"]) in shown.one("al-trunc").text()
     note, marker = (m.text() for m in shown.all("al-trunc-mark"))
     assert note == json.loads(runs["huge"].messages[3]["content"])["truncated"]  # what it was told
-    assert "outputs/step1-call_1_0.json" in note and marker.startswith("…[已截断：")
-    assert "outputs/step1-call_1_0.json" in shown.one("al-saved").text()
+    assert "outputs/step1-1.json" in note and marker.startswith("…[已截断：")
+    assert "outputs/step1-1.json" in shown.one("al-saved").text()
     assert "ERROR: module_17 failed" in shown.one("al-result").text()  # a key line kept
     assert shown.one("al-result").all(tag="details"), "a long result folds away"
 

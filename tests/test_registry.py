@@ -265,3 +265,61 @@ def test_arguments_generated_from_each_course_tools_schema_pass_the_check():
     assert len(tools) >= 12
     for tool in tools:
         assert_generated_arguments_pass(tool)
+
+
+@pytest.mark.parametrize(
+    "returned, code_or_none",
+    [
+        ({"status": "ok", "data": 1, "source": "t", "error": None}, None),
+        ({"status": "ok", "data": 1, "source": "t", "error": {"code": "X"}}, "TOOL_EXCEPTION"),
+        ({"status": "error", "data": None, "source": "t", "error": None}, "TOOL_EXCEPTION"),
+        ({"status": "error", "data": None, "source": "t", "error": {"code": 3}}, "TOOL_EXCEPTION"),
+        ({"status": "done", "data": 1, "source": "t", "error": None}, "TOOL_EXCEPTION"),
+        ({"status": "ok", "data": {1, 2}, "source": "t", "error": None}, "TOOL_EXCEPTION"),
+    ],
+)
+def test_only_well_formed_json_results_reach_the_model(returned, code_or_none):
+    registry = ToolRegistry([Tool("t", "d", {}, lambda: returned)])
+    result = registry.call("t", "{}")
+    if code_or_none is None:
+        assert result == returned
+    else:
+        assert result["error"]["code"] == code_or_none
+
+
+def test_a_tool_calling_sys_exit_does_not_end_the_run():
+    import sys
+
+    registry = ToolRegistry([Tool("quit", "d", {}, lambda: sys.exit(3))])
+    result = registry.call("quit", "{}")
+    assert result["error"]["code"] == "TOOL_EXCEPTION"
+    assert "SystemExit" in result["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "arguments, fragment",
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"text": ' + "9" * 5000 + "}", "number that cannot be read"),
+    ],
+)
+def test_arguments_json_cannot_read_is_an_error_not_a_crash(registry, arguments, fragment):
+    result = registry.call("echo", arguments)
+    assert result["error"]["code"] == "INVALID_ARGUMENTS"
+    assert fragment in result["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "schema, where",
+    [
+        ({"properties": {"s": {"type": "string", "pattern": "("}}}, "s.pattern"),
+        ({"properties": {"n": {"type": "integer", "minimum": "3"}}}, "n.minimum"),
+        ({"properties": {"xs": {"type": "array", "items": [{"type": "integer"}]}}}, "xs.items"),
+        ({"properties": {"n": {"type": "int"}}}, "n.type"),
+        ({"additionalProperties": {"type": "string"}}, "additionalProperties"),
+        ({"properties": {"n": "integer"}}, "n"),
+    ],
+)
+def test_a_keyword_written_in_a_form_the_check_cannot_read_is_refused(schema, where):
+    with pytest.raises(ValueError, match=where.replace(".", r"\.")):
+        Tool("t", "d", schema, lambda **_: ok(1))

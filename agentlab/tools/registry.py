@@ -172,7 +172,7 @@ def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
     """Call the tool's function; whatever it raises or returns becomes a result."""
     try:
         result = tool.function(**arguments)
-    except Exception as exc:  # a tool bug must not end the run
+    except (Exception, SystemExit) as exc:  # a tool bug (even sys.exit) must not end the run
         return error(
             "TOOL_EXCEPTION",
             tr("registry.raised", name=tool.name, error=f"{type(exc).__name__}: {exc}"),
@@ -217,12 +217,30 @@ def _run_isolated(
 
 
 def _checked(name: str, result: Any) -> ToolResult:
-    is_result = (
-        isinstance(result, dict)
-        and result.get("status") in ("ok", "error")
-        and {"data", "source", "error"} <= result.keys()
-    )
-    return result if is_result else error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
+    """``result`` if it is a well-formed tool result the model can read as JSON.
+
+    An ``ok`` result has no error; an ``error`` result has a code and a
+    message (both text). Anything else — or data that is not JSON, like a
+    ``datetime`` — is the tool's bug, reported as ``TOOL_EXCEPTION``.
+    """
+    if not (isinstance(result, dict) and {"status", "data", "source", "error"} <= result.keys()):
+        return error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
+    fault = result["error"]
+    if result["status"] == "ok":
+        well_formed = fault is None
+    else:
+        well_formed = result["status"] == "error" and (
+            isinstance(fault, dict)
+            and isinstance(fault.get("code"), str)
+            and isinstance(fault.get("message"), str)
+        )
+    if not well_formed:
+        return error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
+    try:
+        json.dumps(result, ensure_ascii=False)
+    except (TypeError, ValueError):  # a value JSON cannot hold (a set, a datetime, NaN is fine)
+        return error("TOOL_EXCEPTION", tr("registry.not_json", name=name))
+    return result
 
 
 def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
@@ -231,7 +249,11 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
         return {}  # some providers send "" for a tool without parameters
     try:
         parsed = json.loads(arguments_json)
-    except json.JSONDecodeError as exc:
+    except RecursionError:  # "[[[[…" nested deeper than Python can follow
+        return tr("registry.too_deep")
+    except ValueError as exc:  # JSONDecodeError, or an integer with too many digits
+        if not isinstance(exc, json.JSONDecodeError):
+            return tr("registry.bad_number", error=exc)
         shown = arguments_json if len(arguments_json) <= 200 else arguments_json[:200] + "..."
         return tr("registry.bad_json", reason=exc.msg, position=exc.pos, shown=shown)
     if not isinstance(parsed, dict):
@@ -247,10 +269,10 @@ def canonical_arguments(arguments_json: str | None) -> str:
     """
     try:
         parsed = json.loads(arguments_json) if arguments_json and arguments_json.strip() else {}
-    except json.JSONDecodeError:
+        spelled = _normalise_paths(parsed)
+        return json.dumps(spelled, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (ValueError, RecursionError):  # not JSON, a huge number, or nested too deep
         return (arguments_json or "").strip()
-    spelled = _normalise_paths(parsed)
-    return json.dumps(spelled, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def call_key(name: str, arguments_json: str | None) -> str:
@@ -297,18 +319,59 @@ JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def unchecked_keywords(schema: dict[str, Any], where: str = "") -> list[str]:
-    """Keywords of ``schema`` (and its nested schemas) the argument check does not know.
+def unchecked_keywords(schema: Any, where: str = "") -> list[str]:
+    """Where ``schema`` says something the argument check would not check as written.
 
-    Example: ``{"properties": {"n": {"anyOf": [...]}}}`` -> ``["n.anyOf"]``.
+    That is a keyword it does not know, or a known keyword with a value of
+    the wrong kind (a ``pattern`` that is not a regular expression, a
+    ``minimum`` that is not a number, ``items`` as a list, an unknown type
+    name, ``additionalProperties`` as a schema). Example:
+    ``{"properties": {"n": {"anyOf": [...]}}}`` -> ``["n.anyOf"]``.
     """
+    if not isinstance(schema, dict):
+        return [where.rstrip(".") or "(schema)"]
     found = [f"{where}{k}" for k in schema if k not in CHECKED_KEYWORDS | ANNOTATIONS]
+    found += [f"{where}{k}" for k, value in schema.items() if not _usable(k, value)]
     for name, spec in (schema.get("properties") or {}).items():
-        if isinstance(spec, dict):
-            found += unchecked_keywords(spec, f"{where}{name}.")
-    if isinstance(schema.get("items"), dict):
+        found += unchecked_keywords(spec, f"{where}{name}.")
+    if isinstance(schema.get("items"), dict):  # a list of schemas is refused by _usable
         found += unchecked_keywords(schema["items"], f"{where}items.")
     return found
+
+
+def _usable(keyword: str, value: Any) -> bool:
+    """Is ``value`` of the kind the check reads for ``keyword``?"""
+
+    def number(v: Any) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool)
+
+    def count(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if keyword == "type":
+        names = value if isinstance(value, list) else [value]
+        return bool(names) and all(name in JSON_TYPES for name in names)
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return number(value)
+    if keyword in ("minLength", "maxLength", "minItems", "maxItems"):
+        return count(value)
+    if keyword == "pattern":
+        try:
+            re.compile(value)
+        except (re.error, TypeError):
+            return False
+        return True
+    if keyword == "enum":
+        return isinstance(value, list)
+    if keyword == "required":
+        return isinstance(value, list) and all(isinstance(k, str) for k in value)
+    if keyword == "properties":
+        return isinstance(value, dict)
+    if keyword == "additionalProperties":
+        return isinstance(value, bool)
+    if keyword == "items":
+        return isinstance(value, dict)
+    return True  # const and the annotations take any value
 
 
 def schema_problem(schema: dict[str, Any], value: Any) -> str | None:
