@@ -2,7 +2,7 @@
 
 ``Budget`` is a frozen dataclass of numbers. ``Budget.guards()`` turns it into
 small named guard objects, fresh for each run. The loop consults them at
-three moments and never contains a limit of its own:
+four moments and never contains a limit of its own:
 
 - ``before_step(run)``: may the next step start? (steps, deadline, tokens)
 - ``check_call(run, call, position)``: may this tool call run? A guard can
@@ -24,8 +24,9 @@ switches the rest on (see :meth:`Budget.seed_table`).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .context import MIN_OUTPUT_CHARS
@@ -183,6 +184,40 @@ class NoProgressGuard(Guard):
         return Stop("no_progress", tr("guard.no_progress", steps=self.streak, where=where))
 
 
+# What each field of Budget must hold. Checked once, when a Budget is made,
+# so every guard can trust its number (no 0 steps, no NaN seconds, no True).
+LIMIT_KINDS = {
+    "max_steps": "count",
+    "max_seconds": "seconds_or_none",
+    "max_repeats": "count_or_none",
+    "repeat_hint_at": "count_or_none",
+    "max_no_progress": "count_or_none",
+    "max_tool_calls_per_turn": "count_or_none",
+    "max_tool_output_chars": "output_chars_or_none",
+    "max_tokens": "count_or_none",
+    "max_retries": "retries",
+    "retry_backoff_s": "backoff",
+    "wrap_up": "bool",
+}
+
+
+def _fits(kind: str, value: Any) -> bool:
+    """Does ``value`` hold a limit of this kind (see LIMIT_KINDS)?"""
+    if value is None:
+        return kind.endswith("_or_none")
+    kind = kind.removesuffix("_or_none")
+    if kind == "bool":
+        return isinstance(value, bool)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False  # True is an int to Python, never a limit here
+    if kind == "seconds":
+        return math.isfinite(value) and value > 0
+    if kind == "backoff":
+        return math.isfinite(value) and value >= 0
+    least = {"count": 1, "retries": 0, "output_chars": MIN_OUTPUT_CHARS}[kind]
+    return isinstance(value, int) and value >= least
+
+
 @dataclass(frozen=True)
 class Budget:
     """All the limits of one run. ``None`` means "no limit"."""
@@ -209,16 +244,11 @@ class Budget:
     what it has, when the step, time or token budget is about to run out."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.max_steps, int) or self.max_steps < 1:
-            raise ValueError(f"max_steps must be a positive integer, got {self.max_steps!r}")
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name != "max_steps" and value is not None and value < 0:
-                raise ValueError(f"{f.name} must not be negative, got {value!r}")
-        if self.max_seconds is not None and self.max_seconds <= 0:
-            raise ValueError("max_seconds must be positive (or None for no limit)")
-        if self.max_tool_output_chars is not None and self.max_tool_output_chars < MIN_OUTPUT_CHARS:
-            raise ValueError(f"max_tool_output_chars must be at least {MIN_OUTPUT_CHARS} (or None)")
+        for name, kind in LIMIT_KINDS.items():
+            value = getattr(self, name)
+            if not _fits(kind, value):
+                rule = tr(f"budget.kind.{kind.removesuffix('_or_none')}", least=MIN_OUTPUT_CHARS)
+                raise ValueError(tr("budget.bad_value", name=name, value=value, rule=rule))
 
     @classmethod
     def seed_table(cls, **overrides: Any) -> Budget:

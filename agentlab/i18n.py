@@ -214,8 +214,40 @@ CATALOG: dict[str, tuple[str, str]] = {
         "运行的 {seconds} 秒截止时间快到了，剩下的时间不够再做完整的一步",
         "the run's {seconds} s deadline is near: not enough time left for another full step",
     ),
+    # -- budget.py: what each limit must be --
+    "budget.bad_value": (
+        "Budget 的 {name} 应是{rule}，收到的是 {value!r}",
+        "Budget's {name} must be {rule}, got {value!r}",
+    ),
+    "budget.kind.count": ("不小于 1 的整数", "a whole number of at least 1"),
+    "budget.kind.retries": ("不小于 0 的整数", "a whole number of at least 0"),
+    "budget.kind.output_chars": (
+        "不小于 {least} 的整数（或 None 表示不截断）",
+        "a whole number of at least {least} (or None: no truncation)",
+    ),
+    "budget.kind.seconds": (
+        "大于 0 的有限秒数（或 None 表示不限时）",
+        "a finite number of seconds above 0 (or None: no limit)",
+    ),
+    "budget.kind.backoff": ("不小于 0 的有限秒数", "a finite number of seconds, 0 or more"),
+    "budget.kind.bool": ("True 或 False", "True or False"),
     # -- loop.py: the loop, the tool phase, the completion check --
     "loop.empty_task": ("任务是空的：没有发出任何请求", "the task is empty: no request was made"),
+    "loop.bad_task_id": (
+        "task_id 只能由字母、数字、汉字、点、下划线和连字符组成（1–64 个字符，不能是 . 或 ..），"
+        "因为它是轨迹文件夹的名字；收到的是 {task_id!r}",
+        "task_id names the trace folder, so it may hold only letters, digits, '.', '_' and '-' "
+        "(1-64 characters, not . or ..); got {task_id!r}",
+    ),
+    "loop.bad_fold": (
+        "fold_after_steps 应是不小于 1 的整数（或 None 表示不折叠），收到的是 {value!r}",
+        "fold_after_steps must be a whole number of at least 1 (or None: no folding), "
+        "got {value!r}",
+    ),
+    "loop.bad_permission_errors": (
+        "permission_errors 只能是 'stop' 或 'feed_back'，收到的是 {value!r}",
+        "permission_errors must be 'stop' or 'feed_back', got {value!r}",
+    ),
     "loop.not_done": ("还没有完成：{reason}", "Not done yet: {reason}"),
     "loop.not_run": ("运行已停止：{message}", "the run stopped: {message}"),
     "loop.stopped_first": (
@@ -225,6 +257,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "loop.refused": ("{name} 被拒绝：{reason}", "{name} was refused: {reason}"),
     "loop.check_raised": ("完成检查抛出了异常：{error}", "the completion check raised {error}"),
     "loop.check_failed": ("完成检查没有通过", "the completion check failed"),
+    "loop.check_not_a_verdict": (
+        "完成检查应返回 True、False 或一句说明缺什么的话，却返回了 {shown}；按没有完成处理",
+        "the completion check should return True, False or a sentence saying what is "
+        "missing, but returned {shown}; taken as not done",
+    ),
     "loop.wrap_up": (
         "预算即将用完（{reason}）。不要再调用工具。请只根据目前已经得到的信息，"
         "说明已经完成了什么、还差什么；这不是最终答案。",
@@ -302,6 +339,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "trace.write_failed": (
         "无法写入运行轨迹（{folder}：{error}）；本次运行没有轨迹文件",
         "could not write the run trace ({folder}: {error}); this run has no trace file",
+    ),
+    "trace.listener_failed": (
+        "on_event 回调出错（{error}），之后的事件不再交给它；运行照常继续",
+        "the on_event callback raised ({error}); it gets no more events, the run went on",
     ),
     # -- context.py: truncation and folding --
     "context.note": (

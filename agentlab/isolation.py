@@ -152,12 +152,18 @@ def _left(end: float | None) -> float | None:
 
 
 def _take_server(end: float | None) -> _Server | ChildOutcome:
+    dead = []
     with _POOL_LOCK:
         while _IDLE:
             server = _IDLE.pop()
             if server.process.is_alive():
-                return server
-    return _Server.start(end)
+                break
+            dead.append(server)
+        else:
+            server = None
+    for gone in dead:  # close its pipe and reap it, so nothing piles up
+        gone.stop()
+    return server or _Server.start(end)
 
 
 def _give_back(server: _Server) -> None:

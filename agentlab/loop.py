@@ -22,6 +22,7 @@ adds what a run needs to always stop and always explain itself:
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -48,6 +49,9 @@ DEFAULT_SYSTEM_PROMPT = (
     "你是一个严谨的助手。需要事实时先调用工具，只根据工具返回的结果回答；"
     "工具失败时如实说明，不要猜测。信息足够时，用中文给出最终回答。"
 )
+
+# task_id names the run's trace folder: word characters (Chinese too), "." "_" "-".
+TASK_ID = re.compile(r"[\w.-]{1,64}")
 
 
 def run_agent(
@@ -79,13 +83,23 @@ def run_agent(
     - ``permission_errors``: ``"stop"`` ends the run with ``policy_denied``
       on a refusal; ``"feed_back"`` hands it to the model like other errors.
     - ``fold_after_steps=k`` folds tool messages older than ``k`` steps.
-    - ``trace_dir``: where the JSONL trace goes (``False``: no file);
-      ``on_event`` also receives every trace event as it happens.
+    - ``trace_dir``: where the JSONL trace goes (``False``: no file), in a
+      folder named ``task_id``; ``on_event`` also receives every trace
+      event as it happens (one that raises is dropped, with a warning).
     """
     budget = budget or Budget()
     if permission_errors not in ("stop", "feed_back"):
-        raise ValueError("permission_errors must be 'stop' or 'feed_back'")
-    task_id = task_id or uuid.uuid4().hex[:12]
+        raise ValueError(tr("loop.bad_permission_errors", value=permission_errors))
+    if fold_after_steps is not None and (
+        not isinstance(fold_after_steps, int)
+        or isinstance(fold_after_steps, bool)
+        or fold_after_steps < 1
+    ):
+        raise ValueError(tr("loop.bad_fold", value=fold_after_steps))
+    if task_id is None:
+        task_id = uuid.uuid4().hex[:12]
+    elif not isinstance(task_id, str) or not TASK_ID.fullmatch(task_id) or task_id in (".", ".."):
+        raise ValueError(tr("loop.bad_task_id", task_id=task_id))  # it names a folder
     deadline = Deadline(budget.max_seconds)
     trace = Trace.open(trace_dir, task_id, deadline.started, on_event)
     run = RunState(task_id, budget, deadline, trace, guards=budget.guards())
@@ -228,8 +242,10 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> s
     """The complete phase: run the independent check within the time left.
 
     Returns ``None`` when nothing is missing (done), else a sentence saying
-    what is missing, or a deadline ``Stop``. The check may return ``True``,
-    ``False`` or such a sentence; a check that raises has failed.
+    what is missing, or a deadline ``Stop``. The check returns ``True``,
+    ``False`` or such a sentence; anything else (``None`` from a forgotten
+    ``return``, a list of problems) is not a yes, and a check that raises
+    has failed.
     """
     started = time.monotonic()
     try:
@@ -240,10 +256,19 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> s
         return Stop("deadline", message, phase="complete")
     except Exception as exc:  # a broken check is a failed check, not a crash
         verdict = tr("loop.check_raised", error=f"{type(exc).__name__}: {exc}")
-    if verdict is True or (bool(verdict) and not isinstance(verdict, str)):
+    # numpy's True counts too: a check written with pandas often returns one
+    dtype_kind = getattr(getattr(verdict, "dtype", None), "kind", None)  # "b": boolean
+    numpy_bool = dtype_kind == "b" and getattr(verdict, "shape", None) == ()
+    is_bool = isinstance(verdict, bool) or numpy_bool
+    if is_bool and verdict:
         _trace_complete(run, started, "done")
         return None
-    missing = verdict if isinstance(verdict, str) and verdict else tr("loop.check_failed")
+    if isinstance(verdict, str) and verdict:
+        missing = verdict
+    elif is_bool:
+        missing = tr("loop.check_failed")
+    else:
+        missing = tr("loop.check_not_a_verdict", shown=repr(verdict)[:80])
     _trace_complete(run, started, "not_done", reason=missing)
     return missing
 

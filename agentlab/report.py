@@ -20,6 +20,7 @@ never runs the loop.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from importlib import resources
@@ -55,6 +56,7 @@ from .result import OUTCOMES, RunResult
 CJK_FONT_FILE = "NotoSansCJKsc-Regular.otf"
 
 
+@functools.cache  # registering the font again would only repeat the work
 def chinese_font() -> str:
     """Register the bundled Noto Sans CJK SC with matplotlib; return its family name."""
     font_file = resources.files("mplfonts") / "fonts" / CJK_FONT_FILE

@@ -240,8 +240,9 @@ class RunState:
 
         The warnings are those raised along the way, then the stop message,
         then (for an answer given right after a failed tool call) which calls
-        failed, then a trace that could not be written. ``partial_answer`` is
-        what the model summed up when the budget ran out (``Budget(wrap_up=True)``).
+        failed, then a trace that could not be written or a listener that
+        broke. ``partial_answer`` is what the model summed up when the budget
+        ran out (``Budget(wrap_up=True)``).
         """
         outcome = "completed" if self.verified else classify(stop.reason, self.tool_results)
         warnings = list(self.warnings)
@@ -253,8 +254,7 @@ class RunState:
             warnings.append(tr("result.answered_after_error", codes=codes))
         if partial_answer is not None:
             warnings.append(tr("result.partial_answer"))
-        if self.trace.failure:
-            warnings.append(self.trace.failure)
+        warnings += [note for note in (self.trace.failure, self.trace.listener_failure) if note]
         ending = {
             "stop_reason": stop.reason,
             "outcome": outcome,

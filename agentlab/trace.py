@@ -12,6 +12,7 @@ Every event has ``event`` (``start``, ``phase``, ``warning``, ``stop``) and
 
 A trace folder that cannot be written (read-only, disk full) does not stop
 the run: the trace is switched off and the run carries a warning saying so.
+A listener (``on_event``) that raises is dropped the same way.
 The trace holds what the model and tools said, never the API key.
 """
 
@@ -42,6 +43,8 @@ class Trace:
     events: list[dict[str, Any]] = field(default_factory=list)
     failure: str | None = None
     """Why the trace stopped being written to disk, if it did."""
+    listener_failure: str | None = None
+    """Why ``listener`` stopped receiving events, if it raised."""
     _file: IO[str] | None = field(default=None, repr=False)
 
     @classmethod
@@ -79,7 +82,13 @@ class Trace:
         event.update(fields)
         self.events.append(event)
         if self.listener is not None:
-            self.listener(event)
+            try:
+                self.listener(event)
+            except Exception as exc:  # a broken listener must not end the run
+                self.listener = None
+                self.listener_failure = tr(
+                    "trace.listener_failed", error=f"{type(exc).__name__}: {exc}"
+                )
         if self._file is not None:
             try:
                 # default=str: anything that is not JSON (a path) is written as text

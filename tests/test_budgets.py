@@ -359,6 +359,56 @@ def test_a_broken_check_is_a_failed_check(tmp_path):
     assert "ZeroDivisionError" in result.messages[-1]["content"]
 
 
+@pytest.mark.parametrize(
+    "verdict, done",
+    [(True, True), (False, False), (None, False), (["no report"], False), (1, False), ("", False)],
+)
+def test_only_true_from_the_check_means_done(tmp_path, verdict, done):
+    client = ScriptedClient([say("好了")] * 2)
+    result = run(client, sales_tools(), Budget(max_steps=2), tmp_path, done_when=lambda a: verdict)
+    assert (result.outcome == "completed") is done
+    if not done and verdict not in (False, ""):
+        assert repr(verdict) in result.messages[-1]["content"]
+
+
+def test_numpy_true_from_a_pandas_check_means_done(tmp_path):
+    import numpy as np
+    import pandas as pd
+
+    client = ScriptedClient([say("好了")])
+    result = run(client, sales_tools(), Budget(max_steps=2), tmp_path, done_when=lambda a: np.True_)
+    assert result.outcome == "completed"
+    series = pd.Series([True, True])  # a whole column is not a yes (and must not crash)
+    client = ScriptedClient([say("好了")] * 2)
+    result = run(client, sales_tools(), Budget(max_steps=2), tmp_path, done_when=lambda a: series)
+    assert result.outcome != "completed" and result.stop_reason == "max_steps"
+
+
+def test_a_listener_that_raises_is_dropped_and_the_run_goes_on(tmp_path):
+    seen = []
+
+    def listener(event):
+        seen.append(event["event"])
+        raise KeyError("oops")
+
+    result = run([say("好了")], sales_tools(), Budget(), tmp_path, on_event=listener)
+    assert result.outcome == "completed" and seen == ["start"]
+    assert any("KeyError" in w for w in result.warnings)
+    assert [e["event"] for e in read_trace(result.trace_path)] == ["start", "phase", "stop"]
+
+
+@pytest.mark.parametrize("task_id", ["../escape", "a/b", ".", "..", "", "x" * 65, 7, "a\x00b"])
+def test_a_task_id_that_is_not_a_folder_name_is_refused_before_the_run(tmp_path, task_id):
+    with pytest.raises(ValueError, match="task_id"):
+        run([say("好了")], sales_tools(), Budget(), tmp_path, task_id=task_id)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_chinese_task_id_names_the_trace_folder(tmp_path):
+    result = run([say("好了")], sales_tools(), Budget(), tmp_path, task_id="销售-1")
+    assert Path(result.trace_path).parent == tmp_path / "销售-1"
+
+
 # -- context and trace ----------------------------------------------------------------
 
 

@@ -24,7 +24,7 @@ PACKAGE = Path(agentlab.__file__).parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Keys looked up with a computed name: tr("term." + code); exercise texts by exercise id
 # (tests/test_exercises.py checks each of those is reachable)
-DYNAMIC_PREFIXES = ("term.", "exercise.")
+DYNAMIC_PREFIXES = ("term.", "exercise.", "budget.kind.")  # looked up as f"term.{code}" etc.
 
 
 def tr_calls_in_source() -> set[str]:

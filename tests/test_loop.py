@@ -250,9 +250,42 @@ def test_works_with_any_openai_client_not_only_scripted_ones():
     assert result.tokens == 0 and tr("model.no_usage") in result.warnings
 
 
-def test_budget_rejects_nonsense():
-    with pytest.raises(ValueError):
-        Budget(max_steps=0)
+@pytest.mark.parametrize(
+    "limits",
+    [
+        {"max_steps": 0},
+        {"max_steps": True},
+        {"max_steps": 2.5},
+        {"max_seconds": float("nan")},
+        {"max_seconds": float("inf")},
+        {"max_seconds": 0},
+        {"max_repeats": 0},
+        {"max_no_progress": False},
+        {"max_tokens": -1},
+        {"max_tool_output_chars": 10},
+        {"max_retries": -1},
+        {"retry_backoff_s": float("nan")},
+        {"wrap_up": "yes"},
+    ],
+)
+def test_budget_rejects_nonsense(limits):
+    [(name, value)] = limits.items()
+    with pytest.raises(ValueError, match=name) as refused:
+        Budget(**limits)
+    assert repr(value) in str(refused.value)
+
+
+def test_budget_accepts_every_limit_switched_off_or_at_its_least():
+    Budget(max_seconds=None, max_tool_output_chars=None, max_retries=0, retry_backoff_s=0)
+    Budget(max_steps=1, max_seconds=0.5, max_repeats=1, max_tokens=1, wrap_up=True)
+
+
+@pytest.mark.parametrize("value", [0, -2, True, 1.5])
+def test_fold_after_steps_must_be_a_count(value):
+    with pytest.raises(ValueError, match="fold_after_steps"):
+        run_agent(
+            "x", client=scripted("honest_analyst"), tools=sales_tools(), fold_after_steps=value
+        )
 
 
 def test_an_unwritable_trace_folder_is_a_warning_not_a_crash(tmp_path):

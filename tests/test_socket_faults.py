@@ -1,7 +1,7 @@
 """Faults over a real socket: a client built by ``from_env()`` against a
 misbehaving OpenAI-compatible server on 127.0.0.1 (tests/fault_server.py).
 
-Each fault must be classified as the error-class table in ``errors.py``
+Each fault must be classified as the error-class table in ``failures.py``
 says; transient ones are retried with backoff inside the budget and the
 deadline; a 401 stops at once with a clear message that does not repeat the
 key; a hung or trickling reply is cut off at the run's deadline.
