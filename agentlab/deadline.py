@@ -34,9 +34,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-# Moved to isolation.py with the fork server; still importable from here.
-from .isolation import ChildOutcome, run_in_child  # noqa: F401
-
 
 @dataclass
 class Deadline:

@@ -50,7 +50,6 @@ from .clients.real import (
 from .i18n import tr
 
 MIN_PYTHON = (3, 11)
-LEVELS = ("ok", "warn", "fail")
 CHINESE_SAMPLE = "中文销售额步数"  # glyphs the charts draw
 MAX_LISTED = 6  # packages named in one finding; the rest are counted
 KNOWN_VARIABLES = [*VARIABLES, "AGENTLAB_OFFLINE", "AGENTLAB_LANG", "AGENTLAB_RUNS_DIR"]

@@ -32,7 +32,7 @@ import pandas as pd
 
 from .experiments import smallest_cap, summarize
 from .i18n import tr
-from .palette import OUTCOME_COLORS
+from .palette import OUTCOME_COLORS, outcome_label
 
 # The course's palette (Okabe–Ito): the outcomes a sweep can end with.
 OUTCOME_COLOURS = {
@@ -42,11 +42,6 @@ RULE_COLOUR = "#4D4D4D"
 VEGALITE_MIMETYPE = "application/vnd.vegalite.v5+json"
 PARAM = "max_steps"  # the slider's parameter: a fixed name keeps the JSON the same every time
 PANEL_HEIGHT = 260
-
-
-def outcome_label(outcome: str) -> str:
-    """``completed 正常完成``: the code and its meaning (as report.py's legends say it)."""
-    return f"{outcome} {tr('term.' + outcome)}"
 
 
 class ExplorerChart(alt.HConcatChart):

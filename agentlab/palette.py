@@ -10,11 +10,14 @@ code in words.
 ``INK`` gives, for each colour, the text colour that stays readable on it
 (WCAG contrast of at least 4.5 : 1).
 
-This module only holds values: it imports neither matplotlib nor pandas, so
-the HTML display can use it without loading them. It draws nothing.
+This module only holds values (and :func:`outcome_label`, the words every
+legend shows): it imports neither matplotlib nor pandas, so the HTML display
+can use it without loading them. It draws nothing.
 """
 
 from __future__ import annotations
+
+from .i18n import tr
 
 # Okabe & Ito (2008), "Color Universal Design".
 BLUISH_GREEN = "#009E73"
@@ -105,3 +108,8 @@ INK = {
 def ink(color: str) -> str:
     """The text colour readable on ``color`` (black unless the colour is dark)."""
     return INK.get(color, BLACK)
+
+
+def outcome_label(outcome: str) -> str:
+    """``completed 正常完成``: the code and what it means, for legends."""
+    return f"{outcome} {tr('term.' + outcome)}"

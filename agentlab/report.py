@@ -35,6 +35,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from . import run_view
 from .experiments import smallest_cap
 from .i18n import tr
 from .palette import (
@@ -50,6 +51,7 @@ from .palette import (
     PHASE_HATCHES,
     VERMILLION,
     ink,
+    outcome_label,
 )
 from .result import OUTCOMES, RunResult
 
@@ -77,11 +79,6 @@ def use_chinese_font() -> str:
     matplotlib.rcParams["font.family"] = [family, "DejaVu Sans"]
     matplotlib.rcParams["axes.unicode_minus"] = False  # CJK fonts may lack U+2212
     return family
-
-
-def outcome_label(outcome: str) -> str:
-    """``completed 正常完成``: the code and what it means, for legends."""
-    return f"{outcome} {tr('term.' + outcome)}"
 
 
 # Column names people read; the DataFrames keep the machine names.
@@ -300,13 +297,10 @@ def phase_spans(result: RunResult) -> list[tuple[str, float, float]]:
     """(phase, start, duration) in seconds, from the run's events.
 
     A phase event is written when the phase ends, at ``t`` seconds into the
-    run, so the phase started at ``t - elapsed_s``.
+    run, so the phase started at ``t - elapsed_s`` (``run_view.phase_spans``).
     """
-    return [
-        (e["phase"], e["t"] - e["elapsed_s"], e["elapsed_s"])
-        for e in result.events
-        if e["event"] == "phase"
-    ]
+    phases = [e for e in result.events if e["event"] == "phase"]
+    return [(span.phase, span.start, span.duration) for span in run_view.phase_spans(phases)]
 
 
 def plot_phase_timeline(

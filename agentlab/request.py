@@ -16,14 +16,13 @@ writes one trace event per attempt.
 Requests go through the SDK's ``client.post("/chat/completions", ...)``
 rather than ``client.chat.completions.create``: the same bytes on the wire
 (``tests/test_request.py`` checks), without ``create``'s walk over the whole
-history on every call, which made a 200-step run ~20x slower (chapter 05 and
-``benchmarks/README.md`` tell the story). It does not execute tools or
-decide when to stop.
+history on every call, which made a 200-step run ~20x slower
+(``benchmarks/README.md`` tells the story, with figures). It does not
+execute tools or decide when to stop.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
 import time
@@ -104,23 +103,27 @@ def decide(
     on_text: Callable[[str], None] | None = None,
 ) -> ModelTurn | Stop:
     """Ask the model for its next turn within the time left; retry transient failures."""
-    for attempt in itertools.count():
+    attempt = 0
+    while True:
         run.model_requests += 1
         started = time.monotonic()
-        reply = _ask_in_time(client, model, schemas, run, stream, on_text)
-        if reply is None:
+        try:
+            reply = _ask_in_time(client, model, schemas, run, stream, on_text)
+        except TimedOut:
             _trace_attempt(run, started, attempt, "timeout")
             message = tr("deadline.decide", seconds=run.deadline.max_seconds)
             return Stop("deadline", message, phase="decide")
         if isinstance(reply, ModelTurn):
             return _accept(reply, run, started, attempt)
-        kind = model_failure_class(reply)
-        _trace_attempt(run, started, attempt, "error", error_class=kind, message=reply.message)
+        error_class = model_failure_class(reply)
+        _trace_attempt(
+            run, started, attempt, "error", error_class=error_class, message=reply.message
+        )
         wait = retry_wait(attempt, reply, run.budget, run.deadline)
         if isinstance(wait, Stop):
             return wait
         run.deadline.sleep(wait)
-    raise AssertionError("itertools.count() never ends")
+        attempt += 1
 
 
 def _ask_in_time(
@@ -130,8 +133,8 @@ def _ask_in_time(
     run: RunState,
     stream: bool,
     on_text: Callable[[str], None] | None,
-) -> ModelTurn | ModelFailure | None:
-    """One request within the time left of the deadline; ``None`` if time ran out."""
+) -> ModelTurn | ModelFailure:
+    """One request within the time left of the deadline (``TimedOut`` if it runs out)."""
     given_up = threading.Event()  # an abandoned stream must stop printing
 
     def show(text: str) -> None:
@@ -143,15 +146,22 @@ def _ask_in_time(
             run.on_reasoning(text)
 
     def ask() -> ModelTurn | ModelFailure:
-        timeout = run.deadline.remaining()
-        messages = list(run.messages)
-        return request_turn(client, model, messages, schemas, timeout, stream, show, show_reasoning)
+        return request_turn(
+            client,
+            model,
+            list(run.messages),
+            schemas,
+            timeout=run.deadline.remaining(),
+            stream=stream,
+            on_text=show,
+            on_reasoning=show_reasoning,
+        )
 
     try:
         return run_within(ask, run.deadline.remaining(), "decide")
     except TimedOut:
         given_up.set()
-        return None
+        raise
 
 
 def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> ModelTurn:
@@ -288,7 +298,7 @@ def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
     content, reasoning, extra, legacy = quirks.read_message(message)
     notes = ()
     if legacy and not calls:  # the deprecated functions API: one call, no id
-        calls = [CallRequest("", _text(legacy.name), _text(legacy.arguments))]
+        calls = [CallRequest("", as_text(legacy.name), as_text(legacy.arguments))]
         notes = (tr("provider.legacy_function_call"),)
     call_fields = tuple(quirks.kept_fields(tc) for tc in tool_calls) if tool_calls else ()
     turn = make_turn(content, calls, usage, finish_reason, (), reasoning)
@@ -308,11 +318,11 @@ def _plain(message: Any, tool_calls: list[Any]) -> bool:
 def _call_from(tc: Any) -> CallRequest:
     function = getattr(tc, "function", None)
     if function is None:  # e.g. a "custom" tool call: not something we offered
-        return CallRequest(_text(tc.id), f"<{_text(getattr(tc, 'type', None))}>", "")
-    return CallRequest(_text(tc.id), _text(function.name), _text(function.arguments))
+        return CallRequest(as_text(tc.id), f"<{as_text(getattr(tc, 'type', None))}>", "")
+    return CallRequest(as_text(tc.id), as_text(function.name), as_text(function.arguments))
 
 
-def _text(value: Any) -> str:
+def as_text(value: Any) -> str:
     """A field that should be a string, as one: missing is ``""``, and JSON
     values (some services send the arguments as an object) become JSON text."""
     if isinstance(value, str):

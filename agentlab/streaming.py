@@ -113,9 +113,9 @@ class ToolCallAssembler:
         fragment = Fragment(
             chunk=chunk,
             index=index if isinstance(index, int) and not isinstance(index, bool) else None,
-            id=_text(getattr(piece, "id", None)) or None,
-            name=_text(getattr(function, "name", None)) or None,
-            arguments=None if arguments is None else _text(arguments),
+            id=as_text(getattr(piece, "id", None)) or None,
+            name=as_text(getattr(function, "name", None)) or None,
+            arguments=None if arguments is None else as_text(arguments),
         )
         self.fragments.append(fragment)
         call = self._call_for(fragment)
@@ -166,8 +166,12 @@ def _starts_new_call(fragment: Fragment, call: _Call) -> bool:
     return fragment.name != call.name or call.whole()
 
 
-def _text(value: Any) -> str:
-    """A field that should be a string, as one (JSON values as JSON text)."""
+def as_text(value: Any) -> str:
+    """A field that should be a string, as one: missing is ``""``, and JSON
+    values (some services send the arguments as an object) become JSON text.
+
+    The same as ``request.as_text``, kept here so that a run without
+    streaming never has to open this module."""
     if isinstance(value, str):
         return value
     return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)

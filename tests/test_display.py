@@ -436,7 +436,7 @@ def test_one_palette_for_every_outcome_phase_and_status():
     imports = [
         n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.Import, ast.ImportFrom))
     ]
-    assert [getattr(n, "module", None) for n in imports] == ["__future__"]  # no matplotlib
+    assert [getattr(n, "module", None) for n in imports] == ["__future__", "i18n"]  # no matplotlib
 
 
 def test_display_labels_come_in_both_languages():

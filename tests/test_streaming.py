@@ -207,3 +207,10 @@ def test_streamed_text_is_shown_as_it_arrives(capsys):
     result = run_agent("x", client=client, tools=sales_tools(), stream=True)
     assert capsys.readouterr().out == "一二三四五六七八九十\n"
     assert result.answer == "一二三四五六七八九十"
+
+
+@pytest.mark.parametrize("value", [None, "", "x", {"city": "北京"}, [1, 2], 3, 1.5, True])
+def test_both_copies_of_as_text_agree(value):
+    from agentlab import request, streaming
+
+    assert request.as_text(value) == streaming.as_text(value)

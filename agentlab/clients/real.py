@@ -108,7 +108,12 @@ class ModelSettings:
 def load_settings(
     env_file: str | Path | None = None, environ: Mapping[str, str] | None = None
 ) -> ModelSettings:
-    """Read the settings from ``environ`` (default ``os.environ``) and ``.env``."""
+    """Read the settings from ``environ`` (default ``os.environ``) and ``.env``.
+
+    A variable set in the environment wins over ``.env``; Colab's secrets
+    fill in what neither has. The first provider whose variables are all
+    present is used (the order of ``PROVIDERS``).
+    """
     environ = os.environ if environ is None else environ
     if environ.get("AGENTLAB_OFFLINE"):
         raise ModelConfigError(tr("config.offline"))
@@ -133,7 +138,12 @@ def load_settings(
 
 
 def from_env(env_file: str | Path | None = None, timeout: float = 60.0) -> OpenAI:
-    """An ``openai.OpenAI`` for the configured service (see :func:`load_settings`)."""
+    """An ``openai.OpenAI`` for the configured service (see :func:`load_settings`).
+
+    Raises :class:`ModelConfigError` (a message saying which variable is
+    missing or malformed, never its value) when nothing usable is set, or
+    when ``AGENTLAB_OFFLINE`` is; the notebooks catch it and stay scripted.
+    """
     return load_settings(env_file).client(timeout=timeout)
 
 
