@@ -17,8 +17,19 @@ Follow one run through these modules, in this order:
 - ``context.py``      truncating big outputs, folding old steps;
 - ``failures.py``     naming a failure: transient, invalid input, permission or logic;
 - ``clients/``        scripted and real ``openai.OpenAI`` clients, recording and replay;
-- ``i18n.py``         every message people read, in Chinese and English;
-- ``report.py``       pandas tables and matplotlib charts (imported on demand).
+- ``i18n.py``         every message people read, in Chinese and English.
+
+Around the loop, for the chapters and the people who run them:
+
+- ``straight_line.py`` chapter 01's script with no loop, to compare against;
+- ``faults.py``       tools and models that misbehave on purpose (the demos);
+- ``experiments.py``  populations of runs and the step-cap sweep (chapter 05);
+- ``report.py``       pandas tables and matplotlib charts; ``palette.py`` the colours;
+- ``display.py``      one run as HTML in a notebook (``run_view.py`` reads it);
+- ``explorer.py``     the interactive cap explorer (altair);
+- ``exercises/``      the chapters' exercises and their checker;
+- ``otel.py``         a run's trace as OpenTelemetry spans;
+- ``doctor.py``, ``cli.py``  ``agentlab doctor`` / ``run`` / ``trace`` from a shell.
 
 Importing ``agentlab`` does not import pandas or matplotlib.
 """

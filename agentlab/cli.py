@@ -136,11 +136,13 @@ def main(argv: list[str] | None = None) -> int:
         return doctor_main(ping=args.ping)
     if args.command == "trace":
         return command_trace(args)
-    if args.out.exists() and not args.out.is_dir():
-        parser.error(tr("cli.out_not_folder", path=str(args.out)))
-    if not 0 < args.target <= 1:
-        parser.error(tr("cli.bad_target"))
-    return command_sweep(args)
+    if args.command == "sweep":
+        if args.out.exists() and not args.out.is_dir():
+            parser.error(tr("cli.out_not_folder", path=str(args.out)))
+        if not 0 < args.target <= 1:
+            parser.error(tr("cli.bad_target"))
+        return command_sweep(args)
+    raise AssertionError(f"a command without a branch here: {args.command}")
 
 
 def command_run(args: argparse.Namespace) -> int:
@@ -240,31 +242,40 @@ def demo_scenarios() -> list[DemoScenario]:
     from .clients import Hang, ScriptedClient, call
     from .faults import fault_tools, keeps_calling
 
+    # The tasks are for the (scripted) model: Chinese, like the system prompt.
     question = "分析 data/input/sales.csv，告诉我销售额最高的类别和总销售额。"
     cap = Budget(max_steps=DEMO_MAX_STEPS)
     faults = lambda: fault_tools(hang_seconds=2.0)[0]  # noqa: E731
     return [
-        DemoScenario("正常完成", question, lambda: scripted("honest_analyst"), sales_tools, cap),
         DemoScenario(
-            "文件缺失",
+            tr("cli.demo.ok"), question, lambda: scripted("honest_analyst"), sales_tools, cap
+        ),
+        DemoScenario(
+            tr("cli.demo.missing_file"),
             question.replace("sales.csv", "sales_2023.csv"),
             lambda: scripted("honest_analyst"),
             sales_tools,
             cap,
         ),
-        DemoScenario("永不停止", question, lambda: scripted("never_stops"), sales_tools, cap),
         DemoScenario(
-            "重复调用",
+            tr("cli.demo.never_stops"), question, lambda: scripted("never_stops"), sales_tools, cap
+        ),
+        DemoScenario(
+            tr("cli.demo.repeats"),
             "等构建完成",
             lambda: ScriptedClient(keeps_calling("same_result")),
             faults,
             Budget.seed_table(),
         ),
         DemoScenario(
-            "模型不返回", "x", lambda: ScriptedClient([Hang(2.0)]), faults, Budget(max_seconds=0.2)
+            tr("cli.demo.model_hangs"),
+            "x",
+            lambda: ScriptedClient([Hang(2.0)]),
+            faults,
+            Budget(max_seconds=0.2),
         ),
         DemoScenario(
-            "工具挂住",
+            tr("cli.demo.tool_hangs"),
             "x",
             lambda: ScriptedClient([call("hang_isolated")]),
             faults,

@@ -537,6 +537,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     "cli.col.steps": ("步数", "steps"),
     "cli.col.requests": ("模型请求", "requests"),
     "cli.step": ("第 {step} 步", "step {step}"),
+    "cli.demo.ok": ("正常完成", "completes"),
+    "cli.demo.missing_file": ("文件缺失", "missing file"),
+    "cli.demo.never_stops": ("永不停止", "never stops"),
+    "cli.demo.repeats": ("重复调用", "repeated call"),
+    "cli.demo.model_hangs": ("模型不返回", "model hangs"),
+    "cli.demo.tool_hangs": ("工具挂住", "tool hangs"),
     "cli.answer": ("回答", "answer"),
     "cli.sweep.done": (
         "共 {runs} 次运行，{steps} 步 -> {out}/",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import json
 import re
 import subprocess
 import sys
@@ -296,3 +297,14 @@ def test_verify_fails_when_a_check_misjudges(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert out.count("✗") == 3  # the starter and both wrong answers passed
     assert isinstance(lenient.check(None), Verdict)
+
+
+@pytest.mark.parametrize("exercise", exercises(), ids=lambda e: e.id)
+def test_each_exercise_is_in_its_chapter_with_its_starter_and_its_check(exercise):
+    """The starter a student gets from ``show`` is the cell in the notebook, and
+    the notebook checks the answer by the exercise's own id and answer name."""
+    [path] = (REPO / "notebooks").glob(f"{exercise.chapter}_*.ipynb")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+    assert any(exercise.starter.strip() in source for source in code), "starter not in notebook"
+    assert any(f'check("{exercise.id}", {exercise.answer_name})' in source for source in code)

@@ -301,7 +301,7 @@ def check_robust_cap(answer: Any) -> Verdict:
 SEEDS = (1, 2, 3)
 
 PREDICT_SEEDS_STARTER = """\
-# 第 5 章的推荐值来自种子 0：make_population(30, seed=0)，上限 1..24，目标完成率 0.95。
+# 本章到这里的推荐值来自种子 0：make_population(30, seed=0)，上限 1..24，目标完成率 0.95。
 # 换成种子 1、2、3，完成率第一次达到 0.95 的最小上限各是多少？先猜，再跑扫描验证。
 prediction_seeds = {
     1: ...,
@@ -342,7 +342,7 @@ def check_predict_seeds(answer: Any) -> Verdict:
 
 
 READ_SWEEP_STARTER = """\
-# 从第 5 章的扫描结果 summary 里用代码取值（不要手抄），填进来：
+# 从本章的扫描结果 summary 里用代码取值（不要手抄），填进来：
 reading = {
     "completion_at_8": ...,   # cap == 8 那一行的 completion_rate
     "wasted_at_24": ...,      # cap == 24 那一行的 wasted_steps
