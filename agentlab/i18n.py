@@ -88,8 +88,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "arguments are not valid JSON ({reason} at position {position}): {shown}",
     ),
     "registry.too_deep": (
-        "参数嵌套得太深，无法读取",
-        "the arguments are nested too deeply to read",
+        "参数嵌套得太深（超过 {limit} 层），无法读取",
+        "the arguments are nested too deeply to read (more than {limit} levels)",
+    ),
+    "registry.result_too_deep": (
+        "{name} 返回的结果嵌套超过 {limit} 层，模型读不了",
+        "{name} returned a result nested more than {limit} levels deep, too deep for the model",
     ),
     "registry.bad_number": (
         "参数里有无法读取的数字：{error}",

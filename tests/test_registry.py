@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import jsonschema  # the reference the argument check is compared with; agentlab does not use it
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 from agentlab.experiments import task_tools
 from agentlab.faults import fault_tools
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
-from agentlab.tools.registry import schema_problem
+from agentlab.tools.registry import MAX_DEPTH, schema_problem, too_deep
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -307,6 +309,37 @@ def test_arguments_json_cannot_read_is_an_error_not_a_crash(registry, arguments,
     result = registry.call("echo", arguments)
     assert result["error"]["code"] == "INVALID_ARGUMENTS"
     assert fragment in result["error"]["message"]
+
+
+def nested(depth: int) -> dict:
+    """``{"a": {"a": ... 1}}`` with ``depth`` dicts."""
+    value: object = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value  # type: ignore[return-value]
+
+
+def test_arguments_nested_past_the_limit_are_refused_at_any_depth():
+    loose = ToolRegistry([Tool("take", "d", {"additionalProperties": True}, lambda **kw: ok("ok"))])
+    assert loose.call("take", json.dumps(nested(MAX_DEPTH)))["status"] == "ok"
+    # 500 levels used to overflow the recursive argument check: run_agent raised
+    for depth in (MAX_DEPTH + 1, 500, 900):
+        result = loose.call("take", json.dumps(nested(depth)))
+        assert result["error"]["code"] == "INVALID_ARGUMENTS"
+        assert f"more than {MAX_DEPTH} levels" in result["error"]["message"]
+
+
+def test_a_result_nested_past_the_limit_is_the_tools_bug():
+    deep = ToolRegistry([Tool("deep", "d", {}, lambda: ok(nested(900)))])
+    result = deep.call("deep", "{}")
+    assert result["error"]["code"] == "TOOL_EXCEPTION"
+    assert f"nested more than {MAX_DEPTH} levels" in result["error"]["message"]
+
+
+def test_too_deep_measures_without_recursion():
+    assert too_deep({"a": {"b": 1}}, limit=1) and not too_deep({"a": 1}, limit=1)
+    assert too_deep([[[1]]], limit=2) and not too_deep([[1]], limit=2)
+    assert too_deep(nested(200_000)) and not too_deep("x" * 10)
 
 
 @pytest.mark.parametrize(

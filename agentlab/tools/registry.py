@@ -41,6 +41,11 @@ from ..deadline import TimedOut, run_within
 from ..i18n import tr
 from ..isolation import kill_signal_name, run_in_child
 
+# Arguments and results nested deeper than this are refused: no tool needs it,
+# and the argument check, json.dumps and truncation all follow nesting on
+# Python's stack, which a model or a tool could otherwise overflow.
+MAX_DEPTH = 64
+
 ToolResult = dict[str, Any]
 
 
@@ -236,6 +241,8 @@ def _checked(name: str, result: Any) -> ToolResult:
         )
     if not well_formed:
         return error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
+    if too_deep(result):
+        return error("TOOL_EXCEPTION", tr("registry.result_too_deep", name=name, limit=MAX_DEPTH))
     try:
         json.dumps(result, ensure_ascii=False)
     except (TypeError, ValueError):  # a value JSON cannot hold (a set, a datetime, NaN is fine)
@@ -250,7 +257,7 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
     try:
         parsed = json.loads(arguments_json)
     except RecursionError:  # "[[[[…" nested deeper than Python can follow
-        return tr("registry.too_deep")
+        return tr("registry.too_deep", limit=MAX_DEPTH)
     except ValueError as exc:  # JSONDecodeError, or an integer with too many digits
         if not isinstance(exc, json.JSONDecodeError):
             return tr("registry.bad_number", error=exc)
@@ -258,7 +265,30 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
         return tr("registry.bad_json", reason=exc.msg, position=exc.pos, shown=shown)
     if not isinstance(parsed, dict):
         return tr("registry.not_an_object", type=type(parsed).__name__)
+    if too_deep(parsed):  # the checks below, and json.dumps, follow nesting on Python's stack
+        return tr("registry.too_deep", limit=MAX_DEPTH)
     return parsed
+
+
+def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    """Are dicts and lists in ``value`` nested more than ``limit`` levels deep?
+
+    Walked with a list rather than by recursion, so any depth can be measured.
+    Example: ``too_deep({"a": {"b": 1}}, limit=1)`` -> ``True``.
+    """
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            inside = list(item.values())
+        elif isinstance(item, list):
+            inside = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in inside)
+    return False
 
 
 def canonical_arguments(arguments_json: str | None) -> str:

@@ -502,6 +502,50 @@ def test_any_json_in_any_field_of_a_stream_ends_in_a_run_result(place, value):
     assert_a_run_result(result)
 
 
+def deeply_nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize("depth", [500, 5000])
+def test_arguments_nested_hundreds_deep_are_a_tool_error_not_a_crash(stream, depth):
+    arguments = '{"cfg": ' + "[" * depth + "]" * depth + "}"  # too deep for json.dumps itself
+    if stream:
+        body = sse(calls(fragment(0, "c1", "f", arguments)), chunk(finish="tool_calls"))
+    else:
+        call = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        body = completion(message, "tool_calls")
+    recorder = Recorder()
+    result = run_agent(
+        "x",
+        client=plain_client(service(body, STREAMED_ANSWER if stream else ANSWER)),
+        tools=recorder.registry("f"),
+        stream=stream,
+        on_text=None,
+        trace_dir=False,
+    )
+    assert_a_run_result(result)
+    assert result.tool_results[0]["result"]["error"]["code"] == "INVALID_ARGUMENTS"
+
+
+@pytest.mark.parametrize("place", PLAIN_PLACES)
+def test_a_value_nested_thousands_deep_in_any_field_ends_in_a_run_result(place):
+    reply = replaced(a_call_turn(), place, deeply_nested(3000))
+    result = run_agent(
+        "x",
+        client=plain_client(service(reply, ANSWER)),
+        tools=Recorder().registry("f"),
+        on_text=None,
+        trace_dir=False,
+        budget=Budget(max_steps=3),
+    )
+    assert_a_run_result(result)
+
+
 def test_a_finish_reason_in_a_chunk_without_delta_still_counts():
     final = chunk(finish="length")
     del final["choices"][0]["delta"]
