@@ -737,9 +737,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.kind.code": ("写代码", "write code"),
     "exercise.kind.predict": ("先预测，再运行", "predict, then run"),
     "exercise.not_done.starter": (
-        "这还是起始代码（NotImplementedError）：把 raise NotImplementedError 换成你的代码",
-        "this is still the starter code (NotImplementedError): replace the raise "
-        "NotImplementedError with your code",
+        "这还是起始代码：「{task}」还没有写。把 raise NotImplementedError 那一行换成你的代码；"
+        '卡住了可以运行 hint("{id}")',
+        "this is still the starter code: “{task}” is not written yet. Replace the raise "
+        'NotImplementedError line with your code; if stuck, run hint("{id}")',
     ),
     "exercise.not_done.missing": (
         "{name} 还没有写（现在是 None 或 ...）",
@@ -1177,6 +1178,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.01-append-text.what_call": (
         "通过注册表调用 append_text（rel_path={path}）",
         "calling append_text through the registry (rel_path={path})",
+    ),
+    "exercise.01-append-text.body_starter": (
+        "append_text 已经注册好了，但函数体还是起始代码（raise NotImplementedError）："
+        "写出先检查路径、再追加文字的那几行",
+        "append_text is registered, but its body is still the starter (raise "
+        "NotImplementedError): write the lines that check the path, then append the text",
     ),
     "exercise.01-append-text.not_registered": (
         "注册表里没有名为 append_text 的工具（现在只有 {names}）",

@@ -23,6 +23,7 @@ from agentlab.exercises import CheckResult, check, exercises, hint, show
 from agentlab.exercises.__main__ import main, starter_answer
 from agentlab.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, judge, passed
 from agentlab.i18n import CATALOG, placeholders
+from agentlab.tools import Tool
 
 from .conftest import REPO
 
@@ -78,6 +79,22 @@ def test_the_starter_runs_quietly_and_is_not_done_yet(exercise_id, capsys):
     verdict = verdicts(exercise_id)["starter"]
     assert verdict.status == NOT_DONE, verdict.detail
     assert api.render(verdict).startswith("还没完成：")
+    if exercise.kind == "code":  # says what is still to write, and where the hint is
+        assert exercise.title in verdict.detail and f'hint("{exercise.id}")' in verdict.detail
+
+
+def test_a_registered_tool_whose_body_is_the_starter_is_told_which_part_is_left():
+    def add_append_text(registry, box):
+        def append_text(rel_path, text):
+            raise NotImplementedError("在这里写函数")
+
+        text = {"type": "string"}
+        schema = {"properties": {"rel_path": text, "text": text}, "required": ["rel_path", "text"]}
+        registry.register(Tool("append_text", "追加文字", schema, append_text))
+
+    verdict = judge(api.get("01-append-text"), add_append_text)
+    assert verdict.status == NOT_DONE
+    assert "已经注册好了，但函数体还是起始代码" in verdict.detail
 
 
 @pytest.mark.parametrize("exercise_id", IDS)

@@ -310,7 +310,7 @@ def _check_append_text(answer: Any, box: Any) -> Verdict:
         )
         message = str(((result or {}).get("error") or {}).get("message", ""))
         if "NotImplementedError" in message:  # registered, but the body is still the starter's
-            raise Judged(not_done(tr("exercise.not_done.starter")))
+            raise Judged(not_done(tr("exercise.01-append-text.body_starter")))
         return result
 
     before = (box / "meeting.md").read_text(encoding="utf-8")

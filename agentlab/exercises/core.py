@@ -76,6 +76,13 @@ class Judged(Exception):
         self.verdict = verdict
 
 
+class StillStarter(Exception):
+    """The student's code raised ``NotImplementedError``: it is still the starter.
+
+    :func:`judge` turns it into ``not_done``, naming what the exercise asks for.
+    """
+
+
 class TimeUp(BaseException):
     """The check's time ran out inside student code.
 
@@ -173,7 +180,7 @@ def run_student(function: Callable[..., Any], *args: Any, what: str, **kwargs: A
     """``function(*args, **kwargs)`` as student code: output hidden, time bounded.
 
     Returns its value, or raises :class:`Judged` with the verdict for what it
-    did instead (``NotImplementedError`` -> not done; any other exception or
+    did instead (``NotImplementedError`` -> :class:`StillStarter`; any other exception or
     running out of time -> wrong, naming ``what`` was being run).
     :class:`Runaway` is passed on for the check to explain.
     """
@@ -186,7 +193,7 @@ def run_student(function: Callable[..., Any], *args: Any, what: str, **kwargs: A
     except (Judged, Runaway):
         raise
     except NotImplementedError:
-        raise Judged(not_done(tr("exercise.not_done.starter"))) from None
+        raise StillStarter() from None
     except TimeUp:
         raise Judged(wrong(tr("exercise.timeout", what=what))) from None
     except (Exception, SystemExit) as exc:
@@ -257,6 +264,8 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
             return exercise.check(answer)
         except Judged as judged:
             return judged.verdict
+        except StillStarter:  # say what is still to write, and where help is
+            return not_done(tr("exercise.not_done.starter", task=exercise.title, id=exercise.id))
         except TimeUp:
             return wrong(tr("exercise.timeout", what=exercise.answer_name))
         except Runaway as runaway:
