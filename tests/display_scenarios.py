@@ -1,9 +1,11 @@
 """Every run the chapters show, replayed for the display tests and the browser check.
 
 ``course_runs(trace_dir)`` plays the scenarios of chapter 01 (the file
-agent), chapter 02 (the three endings) and chapter 03 (every fault scenario
-of its table, plus truncation and folding) with the same clients, tools and
-budgets as the notebooks, and returns them by name. Each run has a fixed
+agent), chapter 02 (the three endings), the fault scenarios of chapters 03
+and 04 (plus truncation and folding), and the runs those chapters added
+later (per-turn cap, unknown tool, token budget, alternating polls, a tool's
+own timeout, real providers replayed from the corpus) with the same clients,
+tools and budgets as the notebooks, and returns them by name. Each run has a fixed
 ``task_id`` so its display does not depend on a random id.
 
 Run as a script (with the course's ``.venv``), it writes what the browser
@@ -30,9 +32,21 @@ from pathlib import Path
 from typing import Any
 
 from agentlab import Budget, RunResult, run_agent
-from agentlab.clients import Hang, ScriptedClient, call, honest_analyst, say, scripted
-from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
+from agentlab.clients import (
+    Conversation,
+    Hang,
+    Reply,
+    ScriptedClient,
+    ToolCall,
+    call,
+    honest_analyst,
+    say,
+    scripted,
+)
+from agentlab.clients.recording import ReplayClient, corpus_recording
+from agentlab.faults import HangingTool, fault_tools, flaky, keeps_calling, slow_check, wanders
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
+from agentlab.tools.sales import COURSE_DATA_DIR
 
 TODO_TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"
 SALES_QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类别、各类别销售额和总销售额。"
@@ -40,11 +54,15 @@ SALES_QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类�
 # model's 0.06 s -> 0.15 s): the same endings, with room to spare on a busy machine.
 DEADLINE_S = 0.25
 SLOW_MODEL_S = 0.15
-HANG_S = 1.0  # hangs outlast every deadline here; shorter than the notebook's 3 s
+HANG_S = 1.0  # hangs outlast every deadline here; far shorter than the notebooks' 600 s
+
+# Chapter 04's replays: a thinking model's stream, and a 400 whose body explains itself.
+PROVIDER_STREAM = "deepseek/deepseek-v4-flash-tool-call-stream"
+PROVIDER_400 = "deepseek/deepseek-reasoner-missing-reasoning-content-400"
 
 CHAPTER_01 = ("loop", "corrected", "capped", "refused", "stopped", "streamed", "appended")
 CHAPTER_02 = ("sales-ok", "sales-missing", "sales-endless")
-# The scenarios of chapter 03's big table, plus truncation and folding.
+# The scenarios of the fault tables (chapters 03 and 04), plus truncation and folding.
 FAULT_SCENARIOS = (
     "repeat",
     "strict",
@@ -63,13 +81,26 @@ FAULT_SCENARIOS = (
     "huge",
     "fold",
 )
+# Runs the chapters show besides their tables: chapter 02's per-turn cap and
+# unknown tool, chapter 03's token budget, alternating polls and per-tool
+# timeout, chapter 04's replays of real providers (a thinking model's stream,
+# a 400 error body).
+MORE_SCENARIOS = (
+    "per-turn",
+    "unknown-tool",
+    "tokens",
+    "alternate",
+    "tool-timeout",
+    "replay-reasoning",
+    "replay-400",
+)
 WRAP_UP = ("wrap-up",)  # Budget(wrap_up=True): a reserved last step gives a partial answer
 UNTRUSTED = ("escaped",)  # a tool result and an answer full of markup
-ALL = CHAPTER_01 + CHAPTER_02 + FAULT_SCENARIOS + WRAP_UP + UNTRUSTED
+ALL = CHAPTER_01 + CHAPTER_02 + FAULT_SCENARIOS + MORE_SCENARIOS + WRAP_UP + UNTRUSTED
 
 
 def course_runs(trace_dir: str | Path | bool = False) -> dict[str, RunResult]:
-    """Every scenario of chapters 01–03, by ``task_id``, in the order of :data:`ALL`."""
+    """Every scenario of the chapters, by ``task_id``, in the order of :data:`ALL`."""
     plays = scenarios()
     assert tuple(plays) == ALL
     return {task_id: plays[task_id](task_id=task_id, trace_dir=trace_dir) for task_id in ALL}
@@ -227,6 +258,59 @@ def scenarios() -> dict[str, Callable[..., RunResult]]:
             fold_after_steps=2,
             **o,
         ),
+        # more runs of chapters 02-04
+        "per-turn": lambda **o: run_agent(
+            "比较三个月的销售额",
+            client=ScriptedClient(
+                [
+                    Reply(
+                        tool_calls=(ToolCall("analyze_csv", {"relative_path": "sales.csv"}),) * 3
+                    ),
+                    say("这一轮只执行了第一个调用，其余两个被每轮上限拒绝。"),
+                ]
+            ),
+            tools=sales,
+            budget=Budget(max_steps=4, max_tool_calls_per_turn=1),
+            **o,
+        ),
+        "unknown-tool": lambda **o: run_agent(
+            SALES_QUESTION,
+            client=ScriptedClient(
+                [call("delete_file", path="sales.csv"), say("没有 delete_file 这个工具，不删了。")]
+            ),
+            tools=sales,
+            **o,
+        ),
+        "tokens": lambda **o: run_agent(
+            SALES_QUESTION,
+            client=scripted("never_stops"),
+            tools=sales,
+            budget=Budget(max_tokens=2000),
+            **o,
+        ),
+        "alternate": lambda **o: run_agent(
+            "等两个构建跑完",
+            client=ScriptedClient(_alternate_jobs),
+            tools=faults,
+            budget=seed,
+            **o,
+        ),
+        "tool-timeout": lambda **o: run_agent(
+            "夜间构建好了吗？",
+            client=ScriptedClient(_poll_once),
+            tools=ToolRegistry(
+                [Tool("check_status", "查询构建状态。", {}, HangingTool(HANG_S), timeout=0.1)]
+            ),
+            **o,
+        ),
+        "replay-reasoning": _replay_reasoning,
+        "replay-400": lambda **o: run_agent(
+            "（回放）",
+            client=ReplayClient(corpus_recording(PROVIDER_400)),
+            tools=ToolRegistry([]),
+            budget=Budget(max_retries=2, retry_backoff_s=0.01),
+            **o,
+        ),
         "wrap-up": lambda **o: run_agent(
             SALES_QUESTION,
             client=scripted("never_stops"),
@@ -253,6 +337,40 @@ def scenarios() -> dict[str, Callable[..., RunResult]]:
             **o,
         ),
     }
+
+
+def _alternate_jobs(conversation: Conversation) -> Reply:
+    """Chapter 03's poller: job "a" on odd requests, "b" on even ones, never an answer."""
+    return call("same_result", job="a" if conversation.request_number % 2 else "b")
+
+
+def _poll_once(conversation: Conversation) -> Reply:
+    """Ask for the status once, then report honestly what came back."""
+    result = conversation.last_tool_result()
+    if result is None:
+        return call("check_status")
+    return say(f"状态服务没有响应（{result['error']['code']}），我不猜结果。")
+
+
+def _replay_reasoning(**o: Any) -> RunResult:
+    """Chapter 04's replay of a thinking model's recorded stream (tools echo their arguments)."""
+    facts = json.loads(
+        (COURSE_DATA_DIR / "providers" / f"{PROVIDER_STREAM}.json").read_text(encoding="utf-8")
+    )
+    echo = [
+        Tool(c["name"], "示例工具", {"additionalProperties": True}, lambda **args: ok(args))
+        for c in facts["expect"]["tool_calls"]
+    ]
+    client = ReplayClient(corpus_recording(PROVIDER_STREAM, answer="（这句回答是课程构造的）"))
+    return run_agent(
+        "（回放）",
+        client=client,
+        tools=ToolRegistry(echo),
+        model=client.model,
+        stream=facts["stream"],
+        on_text=None,
+        **o,
+    )
 
 
 def _flaky_tests() -> Callable[[], ToolRegistry]:

@@ -1,8 +1,10 @@
-"""OpenTelemetry export: every fault scenario of chapter 03 becomes spans that
+"""OpenTelemetry export: every fault scenario of chapters 03 and 04 becomes spans that
 follow the GenAI semantic conventions at the pinned version.
 
 Each scenario is run for real with ``run_agent`` (the set-ups of the
-notebook's section 11 table, with shorter budgets), exported into the SDK's
+chapters' fault tables, with shorter budgets, and the runs they show besides:
+token budget, alternating polls, a tool's own timeout, truncation, the
+per-turn cap), exported into the SDK's
 in-memory exporter, and checked: one ``invoke_agent`` root carrying the stop
 reason; one ``chat`` span per model request and one ``execute_tool`` span per
 tool record, all children of the root, in the run's order; names, kinds and
@@ -36,11 +38,13 @@ from agentlab.otel import FALLBACK_ORIGIN, SCHEMA_URL, SEMCONV_VERSION, export_t
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools
 from agentlab.trace import read_trace
 
+from .display_scenarios import scenarios as course_scenarios
+
 BUDGET_S = 0.12  # tens of ms, as in the chapter (0.08 there); a little slack for a busy CI
 HANG_S = 1.0  # hung things outlive the run by this much at most
 
 
-# -- the scenarios of chapter 03, section 11 ------------------------------------------------
+# -- the scenarios of the fault chapters (03 and 04) ----------------------------------------
 
 
 def repeated_call(tmp_path):
@@ -147,6 +151,11 @@ def completion_check(tmp_path):
     return run_agent("写销售报告", client=client, tools=file_tools(box), done_when=report_written)
 
 
+def course_run(name: str):
+    """A run of ``tests/display_scenarios.py``, played into ``tmp_path``."""
+    return lambda tmp_path: course_scenarios()[name](task_id=name, trace_dir=tmp_path)
+
+
 # Each scenario: how it is run, and the spans it must give, in order, after the root.
 # "tool:NAME!CODE" is a failed tool call, "chat!TYPE" a failed model request,
 # "check" / "check!timeout" the completion check.
@@ -172,6 +181,18 @@ SCENARIOS = {
     ),
     "logic error": (logic_error, "chat tool:run_tests!TESTS_FAILED chat tool:run_tests chat"),
     "completion check": (completion_check, "chat check chat tool:write_text chat check"),
+    "token budget": (course_run("tokens"), " ".join(["chat tool:analyze_csv"] * 5)),
+    "alternating polls": (
+        course_run("alternate"),
+        " ".join(["chat tool:same_result"] * 4)
+        + " chat tool:same_result!REPEATED_CALL chat tool:same_result!REPEATED_CALL",
+    ),
+    "a tool's own timeout": (course_run("tool-timeout"), "chat tool:check_status!TIMEOUT chat"),
+    "truncated output": (course_run("huge"), "chat tool:huge_output chat"),
+    "per-turn cap": (
+        course_run("per-turn"),
+        "chat tool:analyze_csv " + "tool:analyze_csv!TOO_MANY_CALLS " * 2 + "chat",
+    ),
 }
 
 
