@@ -151,10 +151,11 @@ def _fit_text(text: str, room: int) -> str:
     limit = room - 2  # the quotes
     for _ in range(10):
         shrunk = shrink_text(text, max(limit, 8))
-        excess = len(dumps(shrunk)) - room
-        if excess <= 0:
+        encoded = len(dumps(shrunk))
+        if encoded <= room:
             return shrunk
-        limit -= excess + 4  # escapes (\n, \") made it longer than counted
+        # escapes (\n, \", \\) made it longer than counted: shrink in proportion
+        limit = min(limit - 1, limit * room // encoded)
     return text[: max(room // 4, 1)]
 
 

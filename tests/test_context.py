@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,6 +59,19 @@ def test_what_the_model_receives_is_bounded_valid_json_and_uses_its_room(result,
     assert removed == len(full) - len(text) > 0
     assert received["status"] == result["status"] and "truncated" in received
     assert len(text) >= limit * 0.6, (len(text), limit)  # the room is used, not wasted
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\\" * 30_000, '\\"\n' * 20_000, 'C:\\Users\\x\\a.py: "w"\n' * 3000],
+    ids=["backslashes", "escapes", "windows-paths"],
+)
+@pytest.mark.parametrize("limit", [1000, 3000, 8000])
+def test_text_that_doubles_when_escaped_still_fills_its_room(text, limit):
+    # each character here takes two in JSON; the cut used to give up at ~170 characters
+    out, _ = fit_result(ok(text), limit)
+    assert limit * 0.9 <= len(out) <= limit
+    assert json.loads(out)["truncated"]
 
 
 def test_many_small_items_are_cut_with_a_count_of_what_was_left_out():
