@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from unicodedata import east_asian_width
 
 import pandas as pd
 import pytest
@@ -56,6 +57,11 @@ def test_demo_prints_every_scenario(capsys):
         "decide",
     ):
         assert words in out
+    # Chinese characters take two columns in a terminal: every row of the table is as wide
+    table = [line for line in out.splitlines() if line.strip()][-7:]
+    widths = {sum(2 if east_asian_width(c) in "WF" else 1 for c in line) for line in table}
+    header_and_rows = [line.split()[0] for line in table]
+    assert len(widths) == 1 and header_and_rows[1] == "正常完成", (widths, table)
 
 
 def test_demo_streams_phases_live(capsys):
