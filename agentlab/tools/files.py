@@ -16,13 +16,11 @@ and a registration (:func:`file_tools`).
 Results never show the sandbox's absolute location, only paths relative to
 it, so outputs are the same on every machine. Use :func:`sandbox_copy` to
 get a fresh temporary copy of the course's ``data/sandbox/`` per run: the
-files shipped with the package are never written, and the copy is removed
-when the Python process (the notebook's kernel) ends.
+files shipped with the package are never written.
 """
 
 from __future__ import annotations
 
-import atexit
 import os
 import shutil
 import tempfile
@@ -43,17 +41,9 @@ PATH_AND_TEXT = {"properties": WRITE_FIELDS, "required": list(WRITE_FIELDS)}
 
 def sandbox_copy(source: str | Path | None = None) -> Path:
     """A fresh temporary copy of ``source`` (default: the course's ``data/sandbox/``)."""
-    folder = Path(tempfile.mkdtemp(prefix="agentlab-sandbox-"))
-    atexit.register(_remove_in, os.getpid(), folder)
-    root = folder / "sandbox"
+    root = Path(tempfile.mkdtemp(prefix="agentlab-sandbox-")) / "sandbox"
     shutil.copytree(Path(source or COURSE_DATA_DIR / "sandbox"), root)
     return root
-
-
-def _remove_in(owner: int, folder: Path) -> None:
-    """At exit, remove ``folder`` — in the process that made it, not in a forked child."""
-    if os.getpid() == owner:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 # Opening a FIFO for reading would wait for a writer: open without waiting,
