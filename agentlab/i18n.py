@@ -2825,7 +2825,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "display.call": ("工具调用", "tool call"),
     "display.arguments": ("参数", "arguments"),
     "display.no_arguments": ("无参数", "no arguments"),
-    "display.invalid_json": ("参数不是合法的 JSON", "the arguments are not valid JSON"),
+    "display.invalid_json": (
+        "参数不是能读的 JSON（不合法或嵌套太深），按原文显示",
+        "the arguments are not readable JSON (invalid or nested too deep): shown as sent",
+    ),
     "display.result": ("工具结果", "tool result"),
     "display.error_message": ("错误信息", "error"),
     "display.source": ("来源", "source"),

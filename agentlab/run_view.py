@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
+from .tools.registry import too_deep
 from .trace import read_trace
 
 MAX_STEPS_SHOWN = 10_000  # a trace claiming more steps shows only those it has events for
@@ -319,10 +320,13 @@ def is_tool_failure(event: dict[str, Any]) -> bool:
 
 
 def parse_json(text: str) -> Any:
+    """``text`` read as JSON, or ``None`` when it is not JSON or is nested too
+    deep to lay out (the page then shows the text as it was sent)."""
     try:
-        return json.loads(text)
-    except ValueError:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
         return None
+    return None if too_deep(value) else value
 
 
 class EventIndex:

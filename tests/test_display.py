@@ -28,6 +28,7 @@ from agentlab.cli import main
 from agentlab.clients import ScriptedClient, call, say
 from agentlab.display import meaning, run_html, trace_html
 from agentlab.i18n import CATALOG, placeholders
+from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.trace import read_trace
 
 from .display_scenarios import ALL as SCENARIOS
@@ -302,6 +303,16 @@ def test_english_is_one_switch_away(runs, monkeypatch):
     labels = tree.all("al-label") + tree.all("al-k") + tree.all("al-section-title")
     assert labels and not any(CJK.search(n.text()) for n in labels)
     assert CJK.search(tree.one("al-task").text())  # the task itself is data: it stays
+
+
+@pytest.mark.parametrize("depth", [500, 5000])
+def test_a_run_with_arguments_nested_too_deep_still_shows(depth):
+    arguments = '{"cfg": ' + "[" * depth + "]" * depth + "}"
+    client = ScriptedClient([call("echo", arguments), say("好")])
+    echo = ToolRegistry([Tool("echo", "d", {"additionalProperties": True}, lambda **a: ok(a))])
+    result = run_agent("x", client=client, tools=echo, on_text=None, trace_dir=False)
+    page = result._repr_html_()
+    assert "INVALID_ARGUMENTS" in page and "[[[[" in page  # the text as sent, folded
 
 
 def test_a_result_without_events_still_shows_its_conversation():

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agentlab.experiments import task_tools
 from agentlab.faults import fault_tools
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
-from agentlab.tools.registry import MAX_DEPTH, schema_problem, too_deep
+from agentlab.tools.registry import MAX_NESTING, schema_problem, too_deep
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -321,19 +321,19 @@ def nested(depth: int) -> dict:
 
 def test_arguments_nested_past_the_limit_are_refused_at_any_depth():
     loose = ToolRegistry([Tool("take", "d", {"additionalProperties": True}, lambda **kw: ok("ok"))])
-    assert loose.call("take", json.dumps(nested(MAX_DEPTH)))["status"] == "ok"
+    assert loose.call("take", json.dumps(nested(MAX_NESTING)))["status"] == "ok"
     # 500 levels used to overflow the recursive argument check: run_agent raised
-    for depth in (MAX_DEPTH + 1, 500, 900):
+    for depth in (MAX_NESTING + 1, 500, 900):
         result = loose.call("take", json.dumps(nested(depth)))
         assert result["error"]["code"] == "INVALID_ARGUMENTS"
-        assert f"more than {MAX_DEPTH} levels" in result["error"]["message"]
+        assert f"more than {MAX_NESTING} levels" in result["error"]["message"]
 
 
 def test_a_result_nested_past_the_limit_is_the_tools_bug():
     deep = ToolRegistry([Tool("deep", "d", {}, lambda: ok(nested(900)))])
     result = deep.call("deep", "{}")
     assert result["error"]["code"] == "TOOL_EXCEPTION"
-    assert f"nested more than {MAX_DEPTH} levels" in result["error"]["message"]
+    assert f"nested more than {MAX_NESTING} levels" in result["error"]["message"]
 
 
 def test_too_deep_measures_without_recursion():

@@ -44,7 +44,7 @@ from ..isolation import kill_signal_name, run_in_child
 # Arguments and results nested deeper than this are refused: no tool needs it,
 # and the argument check, json.dumps and truncation all follow nesting on
 # Python's stack, which a model or a tool could otherwise overflow.
-MAX_DEPTH = 64
+MAX_NESTING = 64
 
 ToolResult = dict[str, Any]
 
@@ -242,10 +242,10 @@ def _checked(name: str, result: Any) -> ToolResult:
     if not well_formed:
         return error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
     if too_deep(result):
-        return error("TOOL_EXCEPTION", tr("registry.result_too_deep", name=name, limit=MAX_DEPTH))
+        return error("TOOL_EXCEPTION", tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
     try:
         json.dumps(result, ensure_ascii=False)
-    except (TypeError, ValueError):  # a value JSON cannot hold (a set, a datetime, NaN is fine)
+    except (TypeError, ValueError, RecursionError):  # a set, a datetime, a cycle (NaN is fine)
         return error("TOOL_EXCEPTION", tr("registry.not_json", name=name))
     return result
 
@@ -257,7 +257,7 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
     try:
         parsed = json.loads(arguments_json)
     except RecursionError:  # "[[[[…" nested deeper than Python can follow
-        return tr("registry.too_deep", limit=MAX_DEPTH)
+        return tr("registry.too_deep", limit=MAX_NESTING)
     except ValueError as exc:  # JSONDecodeError, or an integer with too many digits
         if not isinstance(exc, json.JSONDecodeError):
             return tr("registry.bad_number", error=exc)
@@ -266,12 +266,12 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
     if not isinstance(parsed, dict):
         return tr("registry.not_an_object", type=type(parsed).__name__)
     if too_deep(parsed):  # the checks below, and json.dumps, follow nesting on Python's stack
-        return tr("registry.too_deep", limit=MAX_DEPTH)
+        return tr("registry.too_deep", limit=MAX_NESTING)
     return parsed
 
 
-def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    """Are dicts and lists in ``value`` nested more than ``limit`` levels deep?
+def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Are dicts and lists (or tuples) in ``value`` nested more than ``limit`` levels deep?
 
     Walked with a list rather than by recursion, so any depth can be measured.
     Example: ``too_deep({"a": {"b": 1}}, limit=1)`` -> ``True``.
@@ -281,8 +281,8 @@ def too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
         item, depth = pending.pop()
         if isinstance(item, dict):
             inside = list(item.values())
-        elif isinstance(item, list):
-            inside = item
+        elif isinstance(item, list | tuple):  # json.dumps writes a tuple as a list
+            inside = list(item)
         else:
             continue
         if depth > limit:
