@@ -155,7 +155,7 @@ def _fit_text(text: str, room: int) -> str:
         if encoded <= room:
             return shrunk
         # escapes (\n, \", \\) made it longer than counted: shrink in proportion
-        limit = min(limit - 1, limit * room // encoded)
+        limit = min(limit - 1, len(shrunk) * room // encoded)
     return text[: max(room // 4, 1)]
 
 
