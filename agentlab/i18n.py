@@ -742,6 +742,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "this is still the starter code: “{task}” is not written yet. Replace the raise "
         'NotImplementedError line with your code; if stuck, run hint("{id}")',
     ),
+    "exercise.not_done.helper": (
+        "你的代码调用的 {name} 还是起始代码（raise NotImplementedError）：先把 {name} 写完",
+        "{name}, which your code calls, is still the starter (raise NotImplementedError): "
+        "write {name} first",
+    ),
     "exercise.not_done.missing": (
         "{name} 还没有写（现在是 None 或 ...）",
         "{name} is not written yet (it is None or ...)",

@@ -83,6 +83,18 @@ def test_the_starter_runs_quietly_and_is_not_done_yet(exercise_id, capsys):
         assert exercise.title in verdict.detail and f'hint("{exercise.id}")' in verdict.detail
 
 
+def test_a_finished_answer_calling_an_unfinished_helper_is_told_which_one():
+    def pick_cap(summary, target):
+        raise NotImplementedError("在这里写")
+
+    def robust_cap(summaries, target):
+        return pick_cap(summaries[0], target)
+
+    verdict = judge(api.get("05-robust-cap"), robust_cap)
+    assert verdict.status == NOT_DONE
+    assert "pick_cap" in verdict.detail and "留余量" not in verdict.detail
+
+
 def test_a_registered_tool_whose_body_is_the_starter_is_told_which_part_is_left():
     def add_append_text(registry, box):
         def append_text(rel_path, text):

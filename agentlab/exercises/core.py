@@ -37,6 +37,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any
 
 from ..i18n import tr
@@ -79,8 +80,14 @@ class Judged(Exception):
 class StillStarter(Exception):
     """The student's code raised ``NotImplementedError``: it is still the starter.
 
-    :func:`judge` turns it into ``not_done``, naming what the exercise asks for.
+    ``code`` is the function it was raised in. :func:`judge` turns it into
+    ``not_done``: the exercise's task if that function is part of the answer,
+    else the name of the unfinished helper the answer calls.
     """
+
+    def __init__(self, code: CodeType | None):
+        super().__init__(getattr(code, "co_name", ""))
+        self.code = code
 
 
 class TimeUp(BaseException):
@@ -190,14 +197,37 @@ def run_student(function: Callable[..., Any], *args: Any, what: str, **kwargs: A
     try:
         with _quiet():
             return _bounded(lambda: function(*args, **kwargs), seconds)
-    except (Judged, Runaway):
+    except (Judged, Runaway, StillStarter):  # already a verdict, or on its way to one
         raise
-    except NotImplementedError:
-        raise StillStarter() from None
+    except NotImplementedError as exc:
+        raise StillStarter(_raised_in(exc)) from None
     except TimeUp:
         raise Judged(wrong(tr("exercise.timeout", what=what))) from None
     except (Exception, SystemExit) as exc:
         raise Judged(wrong(tr("exercise.raised", what=what, error=describe(exc)))) from None
+
+
+def _raised_in(exc: BaseException) -> CodeType | None:
+    """The code of the function in which ``exc`` was raised (its innermost frame)."""
+    frame = exc.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame.tb_frame.f_code if frame is not None else None
+
+
+def _code_of(answer: Any) -> set[CodeType]:
+    """Every function body that is part of ``answer``: its own, the functions
+    defined inside it, and for a class each of its methods."""
+    found: set[CodeType] = set()
+    pending = [getattr(answer, "__code__", None)]
+    if isinstance(answer, type):
+        pending += [getattr(member, "__code__", None) for member in vars(answer).values()]
+    while pending:
+        code = pending.pop()
+        if isinstance(code, CodeType) and code not in found:
+            found.add(code)
+            pending += list(code.co_consts)
+    return found
 
 
 @contextlib.contextmanager
@@ -264,7 +294,9 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
             return exercise.check(answer)
         except Judged as judged:
             return judged.verdict
-        except StillStarter:  # say what is still to write, and where help is
+        except StillStarter as starter:  # say what is still to write, and where help is
+            if starter.code is not None and starter.code not in _code_of(answer):
+                return not_done(tr("exercise.not_done.helper", name=starter.code.co_name))
             return not_done(tr("exercise.not_done.starter", task=exercise.title, id=exercise.id))
         except TimeUp:
             return wrong(tr("exercise.timeout", what=exercise.answer_name))
