@@ -4,8 +4,9 @@
 agent), chapter 02 (the three endings), the fault scenarios of chapters 03
 and 04 (plus truncation and folding), and the runs those chapters added
 later (per-turn cap, unknown tool, token budget, alternating polls, a tool's
-own timeout, real providers replayed from the corpus) with the same clients,
-tools and budgets as the notebooks, and returns them by name. Each run has a fixed
+own timeout, real providers replayed from the corpus), and returns them by
+name. Most use the notebooks' clients, tools and budgets; the per-turn cap and
+the unknown tool are shorter scripts that end the same way. Each run has a fixed
 ``task_id`` so its display does not depend on a random id.
 
 Run as a script (with the course's ``.venv``), it writes what the browser

@@ -10,7 +10,7 @@ from unicodedata import east_asian_width
 import pandas as pd
 import pytest
 
-from agentlab.cli import main, parse_caps
+from agentlab.cli import demo_scenarios, main, parse_caps
 from agentlab.i18n import tr
 
 
@@ -58,10 +58,10 @@ def test_demo_prints_every_scenario(capsys):
     ):
         assert words in out
     # Chinese characters take two columns in a terminal: every row of the table is as wide
-    table = [line for line in out.splitlines() if line.strip()][-7:]
+    table = [line for line in out.splitlines() if line.strip()][-(len(demo_scenarios()) + 1) :]
     widths = {sum(2 if east_asian_width(c) in "WF" else 1 for c in line) for line in table}
     header_and_rows = [line.split()[0] for line in table]
-    assert len(widths) == 1 and header_and_rows[1] == "正常完成", (widths, table)
+    assert len(widths) == 1 and header_and_rows[1] == tr("cli.demo.ok"), (widths, table)
 
 
 def test_demo_streams_phases_live(capsys):

@@ -189,6 +189,7 @@ SCENARIOS = {
     ),
     "a tool's own timeout": (course_run("tool-timeout"), "chat tool:check_status!TIMEOUT chat"),
     "truncated output": (course_run("huge"), "chat tool:huge_output chat"),
+    "unknown tool": (course_run("unknown-tool"), "chat tool:delete_file!UNKNOWN_TOOL chat"),
     "per-turn cap": (
         course_run("per-turn"),
         "chat tool:analyze_csv " + "tool:analyze_csv!TOO_MANY_CALLS " * 2 + "chat",
