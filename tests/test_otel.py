@@ -1,11 +1,11 @@
 """OpenTelemetry export: every fault scenario of chapters 03 and 04 becomes spans that
 follow the GenAI semantic conventions at the pinned version.
 
-Each scenario is run for real with ``run_agent`` (the set-ups of the
-chapters' fault tables, with shorter budgets, and the runs they show besides:
-token budget, alternating polls, a tool's own timeout, truncation, the
-per-turn cap), exported into the SDK's
-in-memory exporter, and checked: one ``invoke_agent`` root carrying the stop
+Each scenario is a run of ``tests/display_scenarios.py`` (the chapters' fault
+tables, with shorter budgets, and the runs they show besides: token budget,
+alternating polls, a tool's own timeout, truncation, the per-turn cap, an
+unknown tool), played for real, exported into the SDK's in-memory exporter,
+and checked: one ``invoke_agent`` root carrying the stop
 reason; one ``chat`` span per model request and one ``execute_tool`` span per
 tool record, all children of the root, in the run's order; names, kinds and
 ``gen_ai.operation.name`` as the conventions say; ``error.type`` with status
@@ -31,124 +31,18 @@ from opentelemetry.semconv.schemas import Schemas
 from opentelemetry.trace import SpanKind, StatusCode
 
 from agentlab import Budget, RunResult, run_agent
-from agentlab.clients import Hang, ScriptedClient, call, say
-from agentlab.clients.behaviours import honest_analyst
-from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
+from agentlab.clients import ScriptedClient, say
+from agentlab.faults import fault_tools, keeps_calling
 from agentlab.otel import FALLBACK_ORIGIN, SCHEMA_URL, SEMCONV_VERSION, export_trace, lay_out
-from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools
+from agentlab.tools import ToolRegistry
 from agentlab.trace import read_trace
 
 from .display_scenarios import scenarios as course_scenarios
 
-BUDGET_S = 0.12  # tens of ms, as in the chapter (0.08 there); a little slack for a busy CI
 HANG_S = 1.0  # hung things outlive the run by this much at most
 
 
 # -- the scenarios of the fault chapters (03 and 04) ----------------------------------------
-
-
-def repeated_call(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    client = ScriptedClient(keeps_calling("same_result", {"job": "nightly"}))
-    return run_agent("等夜间构建跑完", client=client, tools=tools, budget=Budget.seed_table())
-
-
-def strict_policy(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    client = ScriptedClient(keeps_calling("same_result", {"job": "nightly"}))
-    return run_agent("等夜间构建跑完", client=client, tools=tools, budget=Budget.strict_repeats())
-
-
-def no_progress(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    client = ScriptedClient(wanders("always_fails", "mirror"))
-    return run_agent("取回报表", client=client, tools=tools, budget=Budget.seed_table())
-
-
-def model_hangs(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    return run_agent(
-        "x", client=ScriptedClient([Hang(HANG_S)]), tools=tools, budget=Budget(max_seconds=BUDGET_S)
-    )
-
-
-def tool_hangs(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    client = ScriptedClient([call("hang")])
-    return run_agent("x", client=client, tools=tools, budget=Budget(max_seconds=BUDGET_S))
-
-
-def slow_completion_check(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    return run_agent(
-        "x",
-        client=ScriptedClient([say("做完了")]),
-        tools=tools,
-        budget=Budget(max_seconds=BUDGET_S),
-        done_when=slow_check(HANG_S),
-    )
-
-
-def shared_deadline(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    client = ScriptedClient([Hang(BUDGET_S / 3, then=call("hang"))])
-    return run_agent("x", client=client, tools=tools, budget=Budget(max_seconds=BUDGET_S))
-
-
-def isolated_tool_killed(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    client = ScriptedClient([call("hang_isolated")])
-    return run_agent("x", client=client, tools=tools, budget=Budget(max_seconds=0.3))
-
-
-def gateway_429_no_retry(tmp_path):
-    client = ScriptedClient(flaky(honest_analyst))
-    return run_agent("分析 sales.csv", client=client, tools=sales_tools())
-
-
-def gateway_429_retried(tmp_path):
-    client = ScriptedClient(flaky(honest_analyst))
-    budget = Budget(max_retries=2, retry_backoff_s=0.01)
-    return run_agent("分析 sales.csv", client=client, tools=sales_tools(), budget=budget)
-
-
-def denied_stop(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    client = ScriptedClient([call("permission_denied", path="/"), say("好")])
-    return run_agent("清理磁盘", client=client, tools=tools)
-
-
-def denied_fed_back(tmp_path):
-    tools, _ = fault_tools(HANG_S)
-    client = ScriptedClient([call("permission_denied", path="/"), say("没有权限，已停止")])
-    return run_agent("清理磁盘", client=client, tools=tools, permission_errors="feed_back")
-
-
-def logic_error(tmp_path):
-    results = iter([error("TESTS_FAILED", "2 tests failed"), ok({"passed": 41})])
-    tests = ToolRegistry([Tool("run_tests", "运行测试", {}, lambda: next(results))])
-    client = ScriptedClient([call("run_tests"), call("run_tests"), say("测试全部通过")])
-    return run_agent("修好测试", client=client, tools=tests)
-
-
-def completion_check(tmp_path):
-    box = tmp_path / "box"
-    box.mkdir(parents=True)
-
-    def report_written(answer: str):
-        report = box / "report.md"
-        if report.exists() and "总销售额" in report.read_text(encoding="utf-8"):
-            return True
-        return "report.md 还不存在或缺少总销售额"
-
-    client = ScriptedClient(
-        [
-            say("报告写好了！"),
-            call("write_text", rel_path="report.md", text="总销售额 9692\n"),
-            say("这次真的写好了"),
-        ]
-    )
-    return run_agent("写销售报告", client=client, tools=file_tools(box), done_when=report_written)
 
 
 def course_run(name: str):
@@ -161,26 +55,32 @@ def course_run(name: str):
 # "check" / "check!timeout" the completion check.
 SCENARIOS = {
     "repeated call": (
-        repeated_call,
+        course_run("repeat"),
         "chat tool:same_result chat tool:same_result chat tool:same_result!REPEATED_CALL "
         "chat tool:same_result!NOT_RUN",
     ),
-    "strict policy": (strict_policy, "chat tool:same_result chat tool:same_result!NOT_RUN"),
-    "no progress": (no_progress, " ".join(["chat tool:always_fails!UNAVAILABLE"] * 5)),
-    "model hangs": (model_hangs, "chat!timeout"),
-    "tool hangs": (tool_hangs, "chat tool:hang!TOOL_ABANDONED"),
-    "slow completion check": (slow_completion_check, "chat check!timeout"),
-    "shared deadline": (shared_deadline, "chat tool:hang!TOOL_ABANDONED"),
-    "isolated tool killed": (isolated_tool_killed, "chat tool:hang_isolated!TOOL_KILLED"),
-    "429 without retry": (gateway_429_no_retry, "chat!transient"),
-    "429 retried twice": (gateway_429_retried, "chat!transient chat tool:analyze_csv chat"),
-    "permission denied (stop)": (denied_stop, "chat tool:permission_denied!PERMISSION_DENIED"),
+    "strict policy": (course_run("strict"), "chat tool:same_result chat tool:same_result!NOT_RUN"),
+    "no progress": (course_run("wander"), " ".join(["chat tool:always_fails!UNAVAILABLE"] * 5)),
+    "model hangs": (course_run("hung-decide"), "chat!timeout"),
+    "tool hangs": (course_run("hung-tool"), "chat tool:hang!TOOL_ABANDONED"),
+    "slow completion check": (course_run("hung-complete"), "chat check!timeout"),
+    "shared deadline": (course_run("shared"), "chat tool:hang!TOOL_ABANDONED"),
+    "isolated tool killed": (course_run("isolated"), "chat tool:hang_isolated!TOOL_KILLED"),
+    "429 without retry": (course_run("flaky-0"), "chat!transient"),
+    "429 retried twice": (course_run("flaky-2"), "chat!transient chat tool:analyze_csv chat"),
+    "permission denied (stop)": (
+        course_run("denied"),
+        "chat tool:permission_denied!PERMISSION_DENIED",
+    ),
     "permission denied (fed back)": (
-        denied_fed_back,
+        course_run("denied-fb"),
         "chat tool:permission_denied!PERMISSION_DENIED chat",
     ),
-    "logic error": (logic_error, "chat tool:run_tests!TESTS_FAILED chat tool:run_tests chat"),
-    "completion check": (completion_check, "chat check chat tool:write_text chat check"),
+    "logic error": (
+        course_run("logic"),
+        "chat tool:run_tests!TESTS_FAILED chat tool:run_tests chat",
+    ),
+    "completion check": (course_run("done-when"), "chat check chat tool:write_text chat check"),
     "token budget": (course_run("tokens"), " ".join(["chat tool:analyze_csv"] * 5)),
     "alternating polls": (
         course_run("alternate"),
@@ -325,7 +225,7 @@ def test_every_gen_ai_attribute_used_is_a_convention_attribute(exporter, tmp_pat
 
 
 def test_no_message_content_is_exported_unless_asked(exporter, tmp_path):
-    result = completion_check(tmp_path)
+    result = course_run("done-when")(tmp_path)
     texts = ["写销售报告", "报告写好了", "这次真的写好了", "总销售额", "report.md"]
 
     def everything(spans):
@@ -448,7 +348,7 @@ def test_an_older_trace_without_times_is_laid_end_to_end_from_a_fixed_origin(exp
 
 
 def test_a_trace_file_puts_the_run_at_its_wall_clock_time(exporter, tmp_path):
-    result = denied_fed_back(tmp_path)
+    result = course_run("denied-fb")(tmp_path)
     start = read_trace(result.trace_path)[0]
     root, _ = export(result.trace_path, exporter)
     if start.get("started_at"):
@@ -468,7 +368,7 @@ def test_rounded_times_never_make_phases_overlap():
 
 
 def test_a_trace_file_a_run_result_and_its_events_give_the_same_spans(exporter, tmp_path):
-    result = denied_fed_back(tmp_path)
+    result = course_run("denied-fb")(tmp_path)
     events = read_trace(result.trace_path)
     # A RunResult knows its tool call ids; a trace file knows them only once its
     # tool events carry call_id (the target schema), a bare event list the same.
