@@ -27,10 +27,12 @@ import socket
 import struct
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from agentlab.clients.script import Reply
 from agentlab.clients.wire import Chunking, completion_body, prompt_tokens, sse, stream_chunks
+
+from .loopback import LoopbackServer
 
 MAX_WAIT_S = 10.0
 
@@ -43,7 +45,7 @@ def completion(text: str, stream: bool, request: dict) -> bytes:
     return sse(stream_chunks(body, Chunking(), include_usage=False))
 
 
-class FaultServer:
+class FaultServer(LoopbackServer):
     def __init__(self, faults: list[str] | None = None) -> None:
         self.faults = list(faults or [])
         self.requests: list[dict] = []
@@ -73,25 +75,11 @@ class FaultServer:
                     )
                 server.handle(self, fault, number, body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> FaultServer:
-        self.thread.start()
-        return self
+        self.listen(Handler)
 
     def __exit__(self, *exc: object) -> None:
         self.stopping.set()  # wakes hanging and trickling handlers
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
+        super().__exit__(*exc)
 
     def handle(self, h: BaseHTTPRequestHandler, fault: str, number: int, request: dict) -> None:
         stream = bool(request.get("stream"))

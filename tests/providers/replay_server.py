@@ -19,11 +19,13 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from agentlab.clients.script import Reply
 from agentlab.clients.wire import Chunking, completion_body, sse, stream_chunks
+
+from ..loopback import LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def final_answer(text: str) -> Callable[[dict[str, Any]], Canned]:
     return reply
 
 
-class TranscriptServer:
+class TranscriptServer(LoopbackServer):
     def __init__(self, replies: list[Entry]) -> None:
         self.replies = list(replies)
         self.requests: list[dict[str, Any]] = []
@@ -94,21 +96,4 @@ class TranscriptServer:
                 self.end_headers()
                 self.wfile.write(reply.body)
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> TranscriptServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
+        self.listen(Handler)
