@@ -468,11 +468,9 @@ def assert_a_run_result(result: Any) -> None:
     json.dumps(result.messages)  # the history could be sent again
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(place=st.sampled_from(PLAIN_PLACES), value=JSON)
-def test_any_json_in_any_field_of_a_reply_ends_in_a_run_result(place, value):
-    reply = replaced(a_call_turn(), place, value)
-    result = run_agent(
+def run_on_reply(reply: dict) -> RunResult:
+    """A short run whose first model reply is ``reply`` (not streamed)."""
+    return run_agent(
         "x",
         client=plain_client(service(reply, ANSWER)),
         tools=Recorder().registry("f"),
@@ -480,7 +478,13 @@ def test_any_json_in_any_field_of_a_reply_ends_in_a_run_result(place, value):
         trace_dir=False,
         budget=Budget(max_steps=3),
     )
-    assert_a_run_result(result)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(place=st.sampled_from(PLAIN_PLACES), value=JSON)
+def test_any_json_in_any_field_of_a_reply_ends_in_a_run_result(place, value):
+    reply = replaced(a_call_turn(), place, value)
+    assert_a_run_result(run_on_reply(reply))
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -535,15 +539,7 @@ def test_arguments_nested_hundreds_deep_are_a_tool_error_not_a_crash(stream, dep
 @pytest.mark.parametrize("place", PLAIN_PLACES)
 def test_a_value_nested_thousands_deep_in_any_field_ends_in_a_run_result(place):
     reply = replaced(a_call_turn(), place, deeply_nested(3000))
-    result = run_agent(
-        "x",
-        client=plain_client(service(reply, ANSWER)),
-        tools=Recorder().registry("f"),
-        on_text=None,
-        trace_dir=False,
-        budget=Budget(max_steps=3),
-    )
-    assert_a_run_result(result)
+    assert_a_run_result(run_on_reply(reply))
 
 
 def test_a_finish_reason_in_a_chunk_without_delta_still_counts():
