@@ -24,7 +24,6 @@ execute tools or decide when to stop.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -135,14 +134,16 @@ def _ask_in_time(
     on_text: Callable[[str], None] | None,
 ) -> ModelTurn | ModelFailure:
     """One request within the time left of the deadline (``TimedOut`` if it runs out)."""
-    given_up = threading.Event()  # an abandoned stream must stop printing
+    # Set when the time runs out: an abandoned stream must stop printing. A plain
+    # flag is enough (one thread writes it once, the other only reads it).
+    given_up = False
 
     def show(text: str) -> None:
-        if on_text is not None and not given_up.is_set():
+        if on_text is not None and not given_up:
             on_text(text)
 
     def show_reasoning(text: str) -> None:
-        if run.on_reasoning is not None and not given_up.is_set():
+        if run.on_reasoning is not None and not given_up:
             run.on_reasoning(text)
 
     def ask() -> ModelTurn | ModelFailure:
@@ -160,7 +161,7 @@ def _ask_in_time(
     try:
         return run_within(ask, run.deadline.remaining(), "decide")
     except TimedOut:
-        given_up.set()
+        given_up = True
         raise
 
 

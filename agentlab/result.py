@@ -26,7 +26,6 @@ This module records and classifies; it never decides when to stop.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,7 @@ from .context import fit_result
 from .deadline import Deadline
 from .failures import tool_error_class
 from .i18n import tr
-from .tools.registry import ToolResult, canonical_arguments
+from .tools.registry import KEY_JSON, RESULT_JSON, ToolResult, canonical_arguments
 from .trace import Trace
 
 if TYPE_CHECKING:  # only for annotations: budget.py imports this module
@@ -137,7 +136,7 @@ def fingerprint(result: ToolResult) -> str:
     if result.get("fingerprint"):
         return str(result["fingerprint"])
     learned = {"data": result.get("data"), "error": result.get("error")}
-    text = json.dumps(learned, sort_keys=True, ensure_ascii=False, default=str)
+    text = KEY_JSON.encode(learned)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
@@ -187,7 +186,7 @@ class RunState:
         beside the trace). ``ran=False``: the call was refused or never run,
         so it taught the model nothing (no fingerprint).
         """
-        content = json.dumps(result, ensure_ascii=False)
+        content = RESULT_JSON.encode(result)
         removed, saved_to = 0, None
         limit = self.budget.max_tool_output_chars
         if limit and len(content) > limit:

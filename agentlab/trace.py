@@ -18,15 +18,20 @@ The trace holds what the model and tools said, never the API key.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from .i18n import tr
+
+# Made once (json.dumps with options builds a new encoder per call). default=str:
+# anything that is not JSON (a path) is written as text.
+EVENT_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
 
 
 @dataclass
@@ -45,7 +50,7 @@ class Trace:
     """Why the trace stopped being written to disk, if it did."""
     listener_failure: str | None = None
     """Why ``listener`` stopped receiving events, if it raised."""
-    _file: IO[str] | None = field(default=None, repr=False)
+    _file: io.FileIO | None = field(default=None, repr=False)
 
     @classmethod
     def open(
@@ -63,8 +68,8 @@ class Trace:
         trace = cls(Path(trace_dir) / task_id, started, listener)
         try:
             trace.folder.mkdir(parents=True, exist_ok=True)
-            # Line-buffered: each event is on disk as soon as it is written.
-            trace._file = open(trace.folder / "trace.jsonl", "w", encoding="utf-8", buffering=1)
+            # Unbuffered: each event is on disk as soon as it is written.
+            trace._file = open(trace.folder / "trace.jsonl", "wb", buffering=0)
         except OSError as exc:
             trace._give_up(exc)
         return trace
@@ -91,8 +96,7 @@ class Trace:
                 )
         if self._file is not None:
             try:
-                # default=str: anything that is not JSON (a path) is written as text
-                self._file.write(json.dumps(event, ensure_ascii=False, default=str) + "\n")
+                self._file.write((EVENT_JSON.encode(event) + "\n").encode("utf-8"))
             except OSError as exc:
                 self._give_up(exc)
         return event

@@ -46,6 +46,13 @@ from ..isolation import kill_signal_name, run_in_child
 # Python's stack, which a model or a tool could otherwise overflow.
 MAX_NESTING = 64
 
+# Made once: json.dumps with options builds a new encoder on every call, and
+# these run for every tool call.
+RESULT_JSON = json.JSONEncoder(ensure_ascii=False)
+"""A tool result as the model reads it (UTF-8 text, not ``\\u`` escapes)."""
+KEY_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+"""One spelling for equal values: keys sorted, no spaces."""
+
 ToolResult = dict[str, Any]
 
 
@@ -241,12 +248,14 @@ def _checked(name: str, result: Any) -> ToolResult:
         )
     if not well_formed:
         return error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
-    if too_deep(result):
-        return error("TOOL_EXCEPTION", tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
     try:
-        json.dumps(result, ensure_ascii=False)
-    except (TypeError, ValueError, RecursionError):  # a set, a datetime, a cycle (NaN is fine)
+        text = RESULT_JSON.encode(result)
+    except RecursionError:  # nested deeper than even json.dumps can follow
+        text = None
+    except (TypeError, ValueError):  # a set, a datetime, a cycle (NaN is fine)
         return error("TOOL_EXCEPTION", tr("registry.not_json", name=name))
+    if text is None or (not few_brackets(text) and too_deep(result)):
+        return error("TOOL_EXCEPTION", tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
     return result
 
 
@@ -265,9 +274,16 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
         return tr("registry.bad_json", reason=exc.msg, position=exc.pos, shown=shown)
     if not isinstance(parsed, dict):
         return tr("registry.not_an_object", type=type(parsed).__name__)
-    if too_deep(parsed):  # the checks below, and json.dumps, follow nesting on Python's stack
+    # the checks below, and json.dumps, follow nesting on Python's stack
+    if not few_brackets(arguments_json) and too_deep(parsed):
         return tr("registry.too_deep", limit=MAX_NESTING)
     return parsed
+
+
+def few_brackets(text: str) -> bool:
+    """JSON text with at most ``MAX_NESTING`` brackets cannot nest deeper than
+    that: the quick answer for nearly every call, before walking the value."""
+    return text.count("{") + text.count("[") <= MAX_NESTING
 
 
 def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
@@ -300,7 +316,7 @@ def canonical_arguments(arguments_json: str | None) -> str:
     try:
         parsed = json.loads(arguments_json) if arguments_json and arguments_json.strip() else {}
         spelled = _normalise_paths(parsed)
-        return json.dumps(spelled, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return KEY_JSON.encode(spelled)
     except (ValueError, RecursionError):  # not JSON, a huge number, or nested too deep
         return (arguments_json or "").strip()
 
