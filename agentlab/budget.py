@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any
 
 from .context import MIN_OUTPUT_CHARS
 from .i18n import tr
-from .result import Refuse, RunState, Stop
-from .tools.registry import call_key, error
+from .result import Refuse, RunState, Stop, records_of_step
+from .tools.registry import error
 
 if TYPE_CHECKING:
     from .request import CallRequest
@@ -149,7 +149,7 @@ class RepeatGuard(Guard):
     seen: Counter[str] = field(default_factory=Counter)
 
     def check_call(self, run: RunState, call: CallRequest, position: int) -> Stop | Refuse | None:
-        key = call_key(call.name, call.arguments)
+        key = f"{call.name}:{call.normalized_args}"  # call_key(name, arguments), worked out once
         self.seen[key] += 1
         count = self.seen[key]
         if self.stop_at is not None and count >= self.stop_at:
@@ -173,7 +173,7 @@ class NoProgressGuard(Guard):
     seen: set[str] = field(default_factory=set)
 
     def after_step(self, run: RunState) -> Stop | None:
-        this_step = [r for r in run.tool_results if r["step"] == run.steps]
+        this_step = records_of_step(run.tool_results, run.steps)
         learned = {r["fingerprint"] for r in this_step if r["fingerprint"]} - self.seen
         self.seen |= learned
         self.streak = 0 if learned else self.streak + 1

@@ -26,7 +26,6 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +109,7 @@ def run_agent(
         task=task,
         model=model,
         stream=stream,
-        budget=asdict(budget),
+        budget=dict(vars(budget)),  # a frozen dataclass of numbers (asdict would deep-copy)
         started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
     if deadline.at is not None and not threads_available():  # e.g. Pyodide
@@ -189,8 +188,9 @@ def run_tool_calls(
 
         started = time.monotonic()
         outcome = tools.run(call.name, call.arguments, run.deadline.remaining())
+        elapsed = time.monotonic() - started
         record = run.record_tool(
-            call, outcome.result, elapsed=time.monotonic() - started, process=outcome.process
+            call, outcome.result, elapsed=elapsed, process=outcome.process, as_json=outcome.as_json
         )
         stop = None
         if outcome.late:

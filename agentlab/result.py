@@ -35,7 +35,7 @@ from .context import fit_result
 from .deadline import Deadline
 from .failures import tool_error_class
 from .i18n import tr
-from .tools.registry import KEY_JSON, RESULT_JSON, ToolResult, canonical_arguments
+from .tools.registry import KEY_JSON, RESULT_JSON, ToolResult
 from .trace import Trace
 
 if TYPE_CHECKING:  # only for annotations: budget.py imports this module
@@ -99,6 +99,17 @@ def is_tool_failure(record: ToolRecord) -> bool:
     return (record["result"].get("error") or {}).get("code") != "NOT_RUN"
 
 
+def records_of_step(records: list[ToolRecord], step: int) -> list[ToolRecord]:
+    """The records of one step, read from the end: records come in step order,
+    so a guard asking after every step never walks the whole run."""
+    found: list[ToolRecord] = []
+    for record in reversed(records):
+        if record["step"] != step:
+            break
+        found.append(record)
+    return found[::-1]
+
+
 def last_batch_failures(records: list[ToolRecord]) -> list[ToolRecord]:
     """The failed calls of the last step that called tools (empty if none failed).
 
@@ -107,8 +118,7 @@ def last_batch_failures(records: list[ToolRecord]) -> list[ToolRecord]:
     """
     if not records:
         return []
-    last_step = records[-1]["step"]
-    return [r for r in records if r["step"] == last_step and is_tool_failure(r)]
+    return [r for r in records_of_step(records, records[-1]["step"]) if is_tool_failure(r)]
 
 
 def classify(stop_reason: str, records: list[ToolRecord]) -> str:
@@ -178,20 +188,22 @@ class RunState:
         elapsed: float = 0.0,
         process: dict[str, Any] | None = None,
         refused_by: str | None = None,
+        as_json: str | None = None,
     ) -> ToolRecord:
         """Keep a call's result and put its ``role: tool`` message in the history.
 
         The model receives the result as JSON, cut down to the budget's
         ``max_tool_output_chars`` if it is longer (the full result is saved
         beside the trace). ``ran=False``: the call was refused or never run,
-        so it taught the model nothing (no fingerprint).
+        so it taught the model nothing (no fingerprint). ``as_json``: the
+        result as JSON, if the registry has already written it out.
         """
-        content = RESULT_JSON.encode(result)
+        content = as_json if as_json is not None else RESULT_JSON.encode(result)
         removed, saved_to = 0, None
         limit = self.budget.max_tool_output_chars
         if limit and len(content) > limit:
             # named by step and position: a provider's call id may hold "/" or NUL
-            position = sum(1 for r in self.tool_results if r["step"] == self.steps)
+            position = len(records_of_step(self.tool_results, self.steps))
             saved_to = self.trace.save_output(f"step{self.steps}-{position + 1}", result)
             # The model is told where the full output is relative to the trace
             # folder, so what it reads does not depend on where runs are kept.
@@ -203,7 +215,7 @@ class RunState:
             call_id=call.id,
             tool=call.name,
             arguments=call.arguments,
-            normalized_args=canonical_arguments(call.arguments),
+            normalized_args=call.normalized_args,
             status=result["status"],
             error_class=tool_error_class(code) if result["status"] == "error" else None,
             fingerprint=fingerprint(result) if ran else None,

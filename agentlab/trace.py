@@ -81,14 +81,13 @@ class Trace:
             return None
         return str(self.folder / "trace.jsonl")
 
-    def event(self, **fields: Any) -> dict[str, Any]:
+    def event(self, event: str, **fields: Any) -> dict[str, Any]:
         """Record one event (``t`` is added) and return it."""
-        event = {"event": fields.pop("event"), "t": round(time.monotonic() - self.started, 4)}
-        event.update(fields)
-        self.events.append(event)
+        record = {"event": event, "t": round(time.monotonic() - self.started, 4), **fields}
+        self.events.append(record)
         if self.listener is not None:
             try:
-                self.listener(event)
+                self.listener(record)
             except Exception as exc:  # a broken listener must not end the run
                 self.listener = None
                 self.listener_failure = tr(
@@ -96,10 +95,10 @@ class Trace:
                 )
         if self._file is not None:
             try:
-                self._file.write((EVENT_JSON.encode(event) + "\n").encode("utf-8"))
+                self._file.write((EVENT_JSON.encode(record) + "\n").encode("utf-8"))
             except OSError as exc:
                 self._give_up(exc)
-        return event
+        return record
 
     def save_output(self, name: str, result: dict[str, Any]) -> str | None:
         """Keep a full tool output beside the trace; return its path (None if not kept)."""

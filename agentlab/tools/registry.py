@@ -34,7 +34,7 @@ import json
 import posixpath
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..deadline import TimedOut, run_within
@@ -164,7 +164,7 @@ class ToolRegistry:
         if tool.isolated:
             return _run_isolated(tool, arguments, limit, capped)
         try:
-            return ToolRun(run_within(lambda: _execute(tool, arguments), limit, "tool"))
+            return run_within(lambda: _execute(tool, arguments), limit, "tool")
         except TimedOut as late:
             return _overran(tool, late, capped)
 
@@ -178,17 +178,18 @@ class ToolRun:
     """The call did not return in time (abandoned, or killed if isolated)."""
     process: dict[str, Any] | None = None
     """Isolated tools: ``pid``, ``exitcode`` and ``killed`` of the child process."""
+    as_json: str | None = None
+    """The result as the model will read it, when the check has already
+    written it out (so it is encoded once)."""
 
 
-def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolResult:
+def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolRun:
     """Call the tool's function; whatever it raises or returns becomes a result."""
     try:
         result = tool.function(**arguments)
     except (Exception, SystemExit) as exc:  # a tool bug (even sys.exit) must not end the run
-        return error(
-            "TOOL_EXCEPTION",
-            tr("registry.raised", name=tool.name, error=f"{type(exc).__name__}: {exc}"),
-        )
+        message = tr("registry.raised", name=tool.name, error=f"{type(exc).__name__}: {exc}")
+        return ToolRun(error("TOOL_EXCEPTION", message))
     return _checked(tool.name, result)
 
 
@@ -199,7 +200,7 @@ def _overran(tool: Tool, late: TimedOut, capped: bool) -> ToolRun:
         key = "isolation.timeout_late" if late.finished else "isolation.timeout_abandoned"
         return ToolRun(error("TIMEOUT", tr(key, name=tool.name, seconds=tool.timeout)))
     if late.finished:  # it did run to the end: keep what it said; the run stops anyway
-        return ToolRun(_checked(tool.name, late.value), late=True)
+        return replace(late.value, late=True)  # _execute's checked ToolRun
     return ToolRun(error("TOOL_ABANDONED", tr("registry.abandoned", name=tool.name)), late=True)
 
 
@@ -225,18 +226,19 @@ def _run_isolated(
     if outcome.error:
         message = tr("registry.raised", name=tool.name, error=outcome.error)
         return ToolRun(error("TOOL_EXCEPTION", message), process=process)
-    return ToolRun(_checked(tool.name, outcome.value), process=process)
+    return replace(_checked(tool.name, outcome.value), process=process)
 
 
-def _checked(name: str, result: Any) -> ToolResult:
-    """``result`` if it is a well-formed tool result the model can read as JSON.
+def _checked(name: str, result: Any) -> ToolRun:
+    """``result`` (with its JSON) if it is a well-formed tool result the model
+    can read as JSON.
 
     An ``ok`` result has no error; an ``error`` result has a code and a
     message (both text). Anything else — or data that is not JSON, like a
     ``datetime`` — is the tool's bug, reported as ``TOOL_EXCEPTION``.
     """
     if not (isinstance(result, dict) and {"status", "data", "source", "error"} <= result.keys()):
-        return error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
+        return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name)))
     fault = result["error"]
     if result["status"] == "ok":
         well_formed = fault is None
@@ -247,16 +249,17 @@ def _checked(name: str, result: Any) -> ToolResult:
             and isinstance(fault.get("message"), str)
         )
     if not well_formed:
-        return error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name))
+        return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name)))
     try:
         text = RESULT_JSON.encode(result)
     except RecursionError:  # nested deeper than even json.dumps can follow
         text = None
     except (TypeError, ValueError):  # a set, a datetime, a cycle (NaN is fine)
-        return error("TOOL_EXCEPTION", tr("registry.not_json", name=name))
+        return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_json", name=name)))
     if text is None or (not few_brackets(text) and too_deep(result)):
-        return error("TOOL_EXCEPTION", tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
-    return result
+        message = tr("registry.result_too_deep", name=name, limit=MAX_NESTING)
+        return ToolRun(error("TOOL_EXCEPTION", message))
+    return ToolRun(result, as_json=text)
 
 
 def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
