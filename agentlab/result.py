@@ -26,6 +26,7 @@ This module records and classifies; it never decides when to stop.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,7 @@ from .context import fit_result
 from .deadline import Deadline
 from .failures import tool_error_class
 from .i18n import tr
-from .tools.registry import KEY_JSON, RESULT_JSON, ToolResult
+from .tools.registry import RESULT_JSON, ToolResult
 from .trace import Trace
 
 if TYPE_CHECKING:  # only for annotations: budget.py imports this module
@@ -55,6 +56,10 @@ STOP_REASONS = (
 )
 BUDGET_STOPS = frozenset({"max_steps", "deadline", "repeat_call", "no_progress", "max_tokens"})
 OUTCOMES = ("completed", "tool_error", "budget_exhausted", "model_error", "invalid_task")
+
+# Made once (json.dumps with options builds a new encoder per call); its
+# spelling fixes every fingerprint a chapter shows, so it stays as it is.
+FINGERPRINT_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
 
 
 @dataclass(frozen=True)
@@ -146,7 +151,7 @@ def fingerprint(result: ToolResult) -> str:
     if result.get("fingerprint"):
         return str(result["fingerprint"])
     learned = {"data": result.get("data"), "error": result.get("error")}
-    text = KEY_JSON.encode(learned)
+    text = FINGERPRINT_JSON.encode(learned)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 

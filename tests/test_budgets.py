@@ -7,6 +7,7 @@ benchmarks/deadline.py.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -19,6 +20,7 @@ from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, c
 from agentlab.clients.behaviours import honest_analyst, scripted
 from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
 from agentlab.i18n import tr
+from agentlab.result import fingerprint
 from agentlab.tools import Tool, ToolRegistry, error, ok, sales_tools
 from agentlab.tools.registry import call_key
 from agentlab.trace import read_trace
@@ -547,3 +549,13 @@ def test_identical_data_from_different_files_is_no_progress(tmp_path):
     assert result.stop_reason == "no_progress"
     assert len({r["fingerprint"] for r in result.tool_results}) == 1
     assert len({tuple(r["result"]["source"]) for r in result.tool_results}) == result.steps
+
+
+def test_a_fingerprint_is_the_short_hash_of_what_was_learned_spelled_one_way():
+    """Chapter 03 shows fingerprints, so their spelling (sorted keys, json.dumps's
+    default separators, UTF-8 text) must not drift with the code around it."""
+    learned = {"data": {"销售额": 9692, "rows": [1, 2.5]}, "error": None}
+    text = json.dumps(learned, sort_keys=True, ensure_ascii=False)
+    expected = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    assert fingerprint(ok(learned["data"], ["input/a.csv"])) == expected
+    assert fingerprint(error("X", "坏了")) != fingerprint(error("X", "坏了 "))

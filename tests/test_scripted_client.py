@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import math
 
+import httpx2
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentlab.clients import (
     HttpError,
@@ -18,6 +21,7 @@ from agentlab.clients import (
     say,
     scripted,
 )
+from agentlab.clients.wire import prompt_tokens, prompt_tokens_sent
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -128,3 +132,70 @@ def test_with_options_and_copy_keep_the_script_and_the_record():
     ]
     assert answers == ["一", "二", "三"]  # one script, played in order across the copies
     assert len(client.requests) == len(quick.requests) == 3
+
+
+# -- the prompt's size read off the request's bytes agrees with encoding it ----------
+
+_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)  # no lone surrogates
+_JSON_VALUE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | _TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+_MESSAGE = st.fixed_dictionaries({"role": st.sampled_from(["user", "tool"]), "content": _TEXT})
+_TOOL = st.fixed_dictionaries(
+    {"type": st.just("function"), "function": st.fixed_dictionaries({"name": _TEXT})}
+)
+
+
+def _sent_by_the_sdk(body: dict) -> bytes:
+    """The bytes the openai SDK puts on the wire for ``body``."""
+    sent: list[bytes] = []
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request.content)
+        return httpx2.Response(200, json={})
+
+    client = openai.OpenAI(
+        api_key="not-used",
+        base_url="http://sdk.test/v1",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handle)),
+    )
+    client.post("/chat/completions", body=body, cast_to=object)
+    return sent[0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    model=_TEXT,
+    messages=st.none() | st.lists(_MESSAGE, max_size=4),
+    tools=st.none() | st.lists(_TOOL, max_size=2),
+    extra=st.dictionaries(st.sampled_from(["stream", "temperature", "x_provider"]), _JSON_VALUE),
+    only_history=st.booleans(),
+)
+def test_prompt_size_from_the_sent_bytes_equals_encoding_the_history(
+    model, messages, tools, extra, only_history
+):
+    body = {} if only_history else {"model": model, **extra}
+    if messages is not None:
+        body["messages"] = messages
+    if tools is not None:
+        body["tools"] = tools
+    raw = _sent_by_the_sdk(body)
+    parsed = json.loads(raw)
+    assert prompt_tokens_sent(raw, parsed) == prompt_tokens(parsed)
+
+
+def test_usage_counts_chinese_text_and_tools_as_the_estimate_says():
+    messages = [{"role": "user", "content": "统计 sales.csv 的销售额 📈"}]
+    tools = [{"type": "function", "function": {"name": "analyze_csv", "parameters": {}}}]
+    client = ScriptedClient([say("好的")])
+    response = client.chat.completions.create(model="m", messages=messages, tools=tools)
+    sent = "".join(
+        json.dumps(part, ensure_ascii=False, separators=(",", ":")) for part in (messages, tools)
+    )
+    assert response.usage.prompt_tokens == math.ceil(len(sent.encode("utf-8")) / 4)

@@ -32,7 +32,7 @@ from openai import OpenAI
 
 from ..i18n import tr
 from .script import Conversation, Hang, HttpError, Policy, Turn, play_in_order
-from .wire import Chunking, completion_body, error_body, prompt_tokens, sse, stream_chunks
+from .wire import Chunking, completion_body, error_body, prompt_tokens_sent, sse, stream_chunks
 
 SCRIPTED_BASE_URL = "http://scripted.agentlab.invalid/v1"
 
@@ -78,7 +78,8 @@ class ScriptedService:
             turn = turn.then
         if isinstance(turn, HttpError):
             return _error(turn.status, turn.message)
-        completion = completion_body(turn, recorded.number, recorded.model, prompt_tokens(body))
+        prompt = prompt_tokens_sent(request.content, body)
+        completion = completion_body(turn, recorded.number, recorded.model, prompt)
         if not recorded.stream:
             return httpx2.Response(200, json=completion)
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))

@@ -142,6 +142,29 @@ def prompt_tokens(body: dict[str, Any]) -> int:
     return estimate_tokens("".join(_compact(part) for part in parts))
 
 
+def prompt_tokens_sent(raw: bytes, body: dict[str, Any]) -> int:
+    """:func:`prompt_tokens` of a request the openai SDK sent: ``raw`` is its
+    bytes, ``body`` the same bytes parsed.
+
+    The SDK writes a body as compact UTF-8 JSON, the same spelling
+    :func:`prompt_tokens` measures, so the prompt's size is the body's size
+    minus everything else in it, and the history is not encoded a second
+    time (at 200 steps that second encoding was a quarter of a scripted
+    request). ``tests/test_scripted_client.py`` checks the two agree.
+    """
+    counted = ["messages"] + (["tools"] if body.get("tools") else [])
+    rest = {key: value for key, value in body.items() if key not in counted}
+    size = len(raw) - len(_compact(rest).encode("utf-8"))
+    for key in counted:  # each counted key also took '"key":' and a comma
+        if key in body:
+            size -= len(_compact(key)) + 2
+    if not rest:  # ... except that with nothing else in the body, one comma less
+        size += 1
+    if "messages" not in body:
+        size += len("[]")  # prompt_tokens counts a missing history as []
+    return math.ceil(size / 4)
+
+
 def _compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 

@@ -54,6 +54,7 @@ KEY_JSON = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",",
 """One spelling for equal values: keys sorted, no spaces."""
 
 ToolResult = dict[str, Any]
+RESULT_KEYS = frozenset({"status", "data", "source", "error"})
 
 
 def ok(data: Any, source: list[str] | None = None) -> ToolResult:
@@ -237,7 +238,7 @@ def _checked(name: str, result: Any) -> ToolRun:
     message (both text). Anything else — or data that is not JSON, like a
     ``datetime`` — is the tool's bug, reported as ``TOOL_EXCEPTION``.
     """
-    if not (isinstance(result, dict) and {"status", "data", "source", "error"} <= result.keys()):
+    if not (isinstance(result, dict) and RESULT_KEYS <= result.keys()):
         return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name)))
     fault = result["error"]
     if result["status"] == "ok":
