@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from .context import MIN_OUTPUT_CHARS
 from .i18n import tr
 from .result import Refuse, RunState, Stop, records_of_step
-from .tools.registry import error
+from .tools.registry import call_key, error
 
 if TYPE_CHECKING:
     from .request import CallRequest
@@ -149,7 +149,7 @@ class RepeatGuard(Guard):
     seen: Counter[str] = field(default_factory=Counter)
 
     def check_call(self, run: RunState, call: CallRequest, position: int) -> Stop | Refuse | None:
-        key = f"{call.name}:{call.normalized_args}"  # call_key(name, arguments), worked out once
+        key = call_key(call.name, call.arguments)
         self.seen[key] += 1
         count = self.seen[key]
         if self.stop_at is not None and count >= self.stop_at:

@@ -26,6 +26,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,7 @@ def run_agent(
         task=task,
         model=model,
         stream=stream,
-        budget=dict(vars(budget)),  # a frozen dataclass of numbers (asdict would deep-copy)
+        budget=asdict(budget),
         started_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
     if deadline.at is not None and not threads_available():  # e.g. Pyodide

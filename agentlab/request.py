@@ -27,7 +27,6 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any
 
 import openai
@@ -41,7 +40,6 @@ from .i18n import tr
 from .result import RunState, Stop
 from .retry import retry_wait
 from .streaming import Fragment, print_delta, read_stream
-from .tools.registry import canonical_arguments
 
 
 @dataclass
@@ -51,12 +49,6 @@ class CallRequest:
     id: str
     name: str
     arguments: str
-
-    @cached_property
-    def normalized_args(self) -> str:
-        """The arguments spelled one canonical way (``canonical_arguments``),
-        worked out once: the repeat guard and the call's record both need them."""
-        return canonical_arguments(self.arguments)
 
 
 @dataclass

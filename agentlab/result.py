@@ -36,7 +36,7 @@ from .context import fit_result
 from .deadline import Deadline
 from .failures import tool_error_class
 from .i18n import tr
-from .tools.registry import RESULT_JSON, ToolResult
+from .tools.registry import RESULT_JSON, ToolResult, canonical_arguments
 from .trace import Trace
 
 if TYPE_CHECKING:  # only for annotations: budget.py imports this module
@@ -220,7 +220,7 @@ class RunState:
             call_id=call.id,
             tool=call.name,
             arguments=call.arguments,
-            normalized_args=call.normalized_args,
+            normalized_args=canonical_arguments(call.arguments),
             status=result["status"],
             error_class=tool_error_class(code) if result["status"] == "error" else None,
             fingerprint=fingerprint(result) if ran else None,

@@ -18,14 +18,13 @@ The trace holds what the model and tools said, never the API key.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .i18n import tr
 
@@ -50,7 +49,7 @@ class Trace:
     """Why the trace stopped being written to disk, if it did."""
     listener_failure: str | None = None
     """Why ``listener`` stopped receiving events, if it raised."""
-    _file: io.FileIO | None = field(default=None, repr=False)
+    _file: IO[str] | None = field(default=None, repr=False)
 
     @classmethod
     def open(
@@ -68,8 +67,8 @@ class Trace:
         trace = cls(Path(trace_dir) / task_id, started, listener)
         try:
             trace.folder.mkdir(parents=True, exist_ok=True)
-            # Unbuffered: each event is on disk as soon as it is written.
-            trace._file = open(trace.folder / "trace.jsonl", "wb", buffering=0)
+            # Line-buffered: each event is on disk as soon as it is written.
+            trace._file = open(trace.folder / "trace.jsonl", "w", encoding="utf-8", buffering=1)
         except OSError as exc:
             trace._give_up(exc)
         return trace
@@ -95,7 +94,7 @@ class Trace:
                 )
         if self._file is not None:
             try:
-                self._file.write((EVENT_JSON.encode(record) + "\n").encode("utf-8"))
+                self._file.write(EVENT_JSON.encode(record) + "\n")
             except OSError as exc:
                 self._give_up(exc)
         return record

@@ -559,3 +559,46 @@ def test_a_fingerprint_is_the_short_hash_of_what_was_learned_spelled_one_way():
     expected = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     assert fingerprint(ok(learned["data"], ["input/a.csv"])) == expected
     assert fingerprint(error("X", "坏了")) != fingerprint(error("X", "坏了 "))
+
+
+class _SlowStream:
+    """A streamed reply whose text keeps coming, one chunk every 10 ms, for 1 s."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+    def __iter__(self):
+        from openai.types.chat import ChatCompletionChunk
+
+        for number in range(100):
+            time.sleep(0.01)
+            chunk = {"id": "s", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+            chunk["choices"] = [{"index": 0, "delta": {"content": f"字{number} "}}]
+            yield ChatCompletionChunk.model_validate(chunk)
+
+
+class _SlowStreamingClient:
+    api_key = "not-used"
+
+    def post(self, path, *, body, stream=False, **_):
+        return _SlowStream()
+
+
+def test_an_abandoned_stream_stops_printing_when_the_deadline_ends_the_run(tmp_path):
+    shown: list[str] = []
+    result = run_agent(
+        "讲个长故事",
+        client=_SlowStreamingClient(),
+        tools=sales_tools(),
+        budget=Budget(max_seconds=0.1),
+        stream=True,
+        on_text=shown.append,
+        trace_dir=tmp_path,
+    )
+    assert (result.stop_reason, result.phase) == ("deadline", "decide")
+    at_the_end = len(shown)
+    time.sleep(0.2)  # the abandoned request is still reading chunks in its thread
+    assert 0 < at_the_end and len(shown) == at_the_end

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from agentlab.experiments import task_tools
 from agentlab.faults import fault_tools
+from agentlab.i18n import tr
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
 from agentlab.tools.registry import MAX_NESTING, schema_problem, too_deep
 
@@ -356,3 +357,16 @@ def test_too_deep_measures_without_recursion():
 def test_a_keyword_written_in_a_form_the_check_cannot_read_is_refused(schema, where):
     with pytest.raises(ValueError, match=where.replace(".", r"\.")):
         Tool("t", "d", schema, lambda **_: ok(1))
+
+
+def test_a_result_that_contains_itself_is_not_json_and_each_good_result_keeps_its_json():
+    looped = ok({"rows": []})
+    looped["data"]["rows"].append(looped)
+    tools = ToolRegistry(
+        [Tool("loop", "d", {}, lambda: looped), Tool("fine", "d", {}, lambda: ok({"销售额": 1}))]
+    )
+    cycle = tools.run("loop", "{}")
+    assert cycle.result["error"]["code"] == "TOOL_EXCEPTION" and cycle.as_json is None
+    assert cycle.result["error"]["message"] == tr("registry.not_json", name="loop")
+    fine = tools.run("fine", "{}")
+    assert json.loads(fine.as_json) == fine.result == ok({"销售额": 1})

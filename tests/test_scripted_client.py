@@ -21,7 +21,7 @@ from agentlab.clients import (
     say,
     scripted,
 )
-from agentlab.clients.wire import prompt_tokens, prompt_tokens_sent
+from agentlab.clients.wire import prompt_bytes_sent, prompt_tokens, prompt_tokens_sent
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -174,7 +174,10 @@ def _sent_by_the_sdk(body: dict) -> bytes:
     model=_TEXT,
     messages=st.none() | st.lists(_MESSAGE, max_size=4),
     tools=st.none() | st.lists(_TOOL, max_size=2),
-    extra=st.dictionaries(st.sampled_from(["stream", "temperature", "x_provider"]), _JSON_VALUE),
+    # "messages" and "tools" among the extra keys: any JSON value there is measured too
+    extra=st.dictionaries(
+        st.sampled_from(["stream", "temperature", "x_provider", "messages", "tools"]), _JSON_VALUE
+    ),
     only_history=st.booleans(),
 )
 def test_prompt_size_from_the_sent_bytes_equals_encoding_the_history(
@@ -187,6 +190,9 @@ def test_prompt_size_from_the_sent_bytes_equals_encoding_the_history(
         body["tools"] = tools
     raw = _sent_by_the_sdk(body)
     parsed = json.loads(raw)
+    parts = [parsed.get("messages", [])] + ([parsed["tools"]] if parsed.get("tools") else [])
+    encoded = "".join(json.dumps(p, ensure_ascii=False, separators=(",", ":")) for p in parts)
+    assert prompt_bytes_sent(raw, parsed) == len(encoded.encode("utf-8"))  # to the byte
     assert prompt_tokens_sent(raw, parsed) == prompt_tokens(parsed)
 
 

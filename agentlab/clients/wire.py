@@ -6,7 +6,10 @@ exactly what an OpenAI-compatible service sends back:
 - :func:`completion_body`: the JSON of a non-streamed ``chat.completion``;
 - :func:`stream_chunks` + :func:`sse`: the ``chat.completion.chunk`` objects of
   a streamed reply, cut up as :class:`Chunking` says, as server-sent events;
-- :func:`usage_block`: a ``usage`` block from :func:`estimate_tokens`;
+- :func:`usage_block`: a ``usage`` block from :func:`estimate_tokens`, for a
+  prompt sized by :func:`prompt_tokens` (the reference: encode the messages
+  and tools) or :func:`prompt_tokens_sent` (the same number read off the
+  bytes the SDK sent, which the scripted service uses);
 - :func:`error_body`: the JSON of an HTTP error.
 
 The scripted client and the test suite's loopback fault server both use it,
@@ -144,25 +147,27 @@ def prompt_tokens(body: dict[str, Any]) -> int:
 
 def prompt_tokens_sent(raw: bytes, body: dict[str, Any]) -> int:
     """:func:`prompt_tokens` of a request the openai SDK sent: ``raw`` is its
-    bytes, ``body`` the same bytes parsed.
+    bytes, ``body`` the same bytes parsed."""
+    return math.ceil(prompt_bytes_sent(raw, body) / 4)
 
-    The SDK writes a body as compact UTF-8 JSON, the same spelling
-    :func:`prompt_tokens` measures, so the prompt's size is the body's size
-    minus everything else in it, and the history is not encoded a second
-    time (at 200 steps that second encoding was a quarter of a scripted
-    request). ``tests/test_scripted_client.py`` checks the two agree.
+
+def prompt_bytes_sent(raw: bytes, body: dict[str, Any]) -> int:
+    """Bytes of the compact JSON of a sent request's messages (and tools).
+
+    The SDK writes a body as compact UTF-8 JSON, the spelling
+    :func:`prompt_tokens` measures, so the history need not be encoded a
+    second time (at 200 steps that was a quarter of a scripted request): put
+    a one-byte ``0`` in place of each counted value, and the body shrinks by
+    exactly their size less one byte each. ``tests/test_scripted_client.py``
+    checks this against :func:`prompt_tokens` for bodies sent by the SDK.
     """
     counted = ["messages"] + (["tools"] if body.get("tools") else [])
-    rest = {key: value for key, value in body.items() if key not in counted}
-    size = len(raw) - len(_compact(rest).encode("utf-8"))
-    for key in counted:  # each counted key also took '"key":' and a comma
-        if key in body:
-            size -= len(_compact(key)) + 2
-    if not rest:  # ... except that with nothing else in the body, one comma less
-        size += 1
+    skeleton = {key: 0 if key in counted else value for key, value in body.items()}
+    size = len(raw) - len(_compact(skeleton).encode("utf-8"))
+    size += sum(key in body for key in counted)  # the "0"s
     if "messages" not in body:
         size += len("[]")  # prompt_tokens counts a missing history as []
-    return math.ceil(size / 4)
+    return size
 
 
 def _compact(value: Any) -> str:

@@ -180,8 +180,8 @@ class ToolRun:
     process: dict[str, Any] | None = None
     """Isolated tools: ``pid``, ``exitcode`` and ``killed`` of the child process."""
     as_json: str | None = None
-    """The result as the model will read it, when the check has already
-    written it out (so it is encoded once)."""
+    """The result as JSON, when the check has already written it out (so it
+    is encoded once; the model reads it, unless it is too long and cut)."""
 
 
 def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolRun:
@@ -251,15 +251,15 @@ def _checked(name: str, result: Any) -> ToolRun:
         )
     if not well_formed:
         return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name)))
+    too_deep_message = tr("registry.result_too_deep", name=name, limit=MAX_NESTING)
     try:
         text = RESULT_JSON.encode(result)
     except RecursionError:  # nested deeper than even json.dumps can follow
-        text = None
+        return ToolRun(error("TOOL_EXCEPTION", too_deep_message))
     except (TypeError, ValueError):  # a set, a datetime, a cycle (NaN is fine)
         return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_json", name=name)))
-    if text is None or (not few_brackets(text) and too_deep(result)):
-        message = tr("registry.result_too_deep", name=name, limit=MAX_NESTING)
-        return ToolRun(error("TOOL_EXCEPTION", message))
+    if not few_brackets(text) and too_deep(result):
+        return ToolRun(error("TOOL_EXCEPTION", too_deep_message))
     return ToolRun(result, as_json=text)
 
 
