@@ -251,16 +251,20 @@ def _checked(name: str, result: Any) -> ToolRun:
         )
     if not well_formed:
         return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name)))
-    too_deep_message = tr("registry.result_too_deep", name=name, limit=MAX_NESTING)
     try:
         text = RESULT_JSON.encode(result)
     except RecursionError:  # nested deeper than even json.dumps can follow
-        return ToolRun(error("TOOL_EXCEPTION", too_deep_message))
+        return _too_deep(name)
     except (TypeError, ValueError):  # a set, a datetime, a cycle (NaN is fine)
         return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_json", name=name)))
     if not few_brackets(text) and too_deep(result):
-        return ToolRun(error("TOOL_EXCEPTION", too_deep_message))
+        return _too_deep(name)
     return ToolRun(result, as_json=text)
+
+
+def _too_deep(name: str) -> ToolRun:
+    message = tr("registry.result_too_deep", name=name, limit=MAX_NESTING)
+    return ToolRun(error("TOOL_EXCEPTION", message))
 
 
 def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
