@@ -21,11 +21,11 @@ Both change only what the model is sent; nothing here decides to stop.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from .i18n import tr
+from .tools.registry import RESULT_JSON
 
 KEY_LINE = re.compile(r"error|fail|exception|traceback|fatal|错误|失败|异常", re.IGNORECASE)
 MIN_OUTPUT_CHARS = 200  # below this not even a status and a note fit
@@ -34,7 +34,7 @@ MAX_DEPTH = 6  # deeper than this, a value is summarised
 
 def dumps(value: Any) -> str:
     """JSON as the model receives it (UTF-8 text, not ``\\u`` escapes)."""
-    return json.dumps(value, ensure_ascii=False)
+    return RESULT_JSON.encode(value)
 
 
 def fit_result(

@@ -189,8 +189,9 @@ def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolRun:
     try:
         result = tool.function(**arguments)
     except (Exception, SystemExit) as exc:  # a tool bug (even sys.exit) must not end the run
-        message = tr("registry.raised", name=tool.name, error=f"{type(exc).__name__}: {exc}")
-        return ToolRun(error("TOOL_EXCEPTION", message))
+        return _tool_bug(
+            tr("registry.raised", name=tool.name, error=f"{type(exc).__name__}: {exc}")
+        )
     return _checked(tool.name, result)
 
 
@@ -239,7 +240,7 @@ def _checked(name: str, result: Any) -> ToolRun:
     ``datetime`` — is the tool's bug, reported as ``TOOL_EXCEPTION``.
     """
     if not (isinstance(result, dict) and RESULT_KEYS <= result.keys()):
-        return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name)))
+        return _tool_bug(tr("registry.not_a_result", name=name))
     fault = result["error"]
     if result["status"] == "ok":
         well_formed = fault is None
@@ -250,20 +251,20 @@ def _checked(name: str, result: Any) -> ToolRun:
             and isinstance(fault.get("message"), str)
         )
     if not well_formed:
-        return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_a_result", name=name)))
+        return _tool_bug(tr("registry.not_a_result", name=name))
     try:
         text = RESULT_JSON.encode(result)
     except RecursionError:  # nested deeper than even json.dumps can follow
-        return _too_deep(name)
+        return _tool_bug(tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
     except (TypeError, ValueError):  # a set, a datetime, a cycle (NaN is fine)
-        return ToolRun(error("TOOL_EXCEPTION", tr("registry.not_json", name=name)))
+        return _tool_bug(tr("registry.not_json", name=name))
     if not few_brackets(text) and too_deep(result):
-        return _too_deep(name)
+        return _tool_bug(tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
     return ToolRun(result, as_json=text)
 
 
-def _too_deep(name: str) -> ToolRun:
-    message = tr("registry.result_too_deep", name=name, limit=MAX_NESTING)
+def _tool_bug(message: str) -> ToolRun:
+    """A result the tool should not have returned, reported as ``TOOL_EXCEPTION``."""
     return ToolRun(error("TOOL_EXCEPTION", message))
 
 
