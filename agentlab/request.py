@@ -41,6 +41,10 @@ from .result import RunState, Stop
 from .retry import retry_wait
 from .streaming import Fragment, print_delta, read_stream
 
+# What a streamed reply is parsed into (made once: a subscripted generic is a
+# new object, looked up in typing's cache, on every use).
+CHUNK_STREAM = Stream[ChatCompletionChunk]
+
 
 @dataclass
 class CallRequest:
@@ -280,7 +284,7 @@ def post_chat(client: openai.OpenAI, body: dict[str, Any], timeout: float | None
         cast_to=ChatCompletion,
         options=options,
         stream=bool(body.get("stream")),
-        stream_cls=Stream[ChatCompletionChunk],
+        stream_cls=CHUNK_STREAM,
     )
 
 
@@ -357,10 +361,9 @@ def make_turn(
 
 
 def _total_tokens(usage: Any) -> int | None:
-    total, prompt, completion = (
-        getattr(usage, name, None)
-        for name in ("total_tokens", "prompt_tokens", "completion_tokens")
-    )
+    total = getattr(usage, "total_tokens", None)
+    prompt = getattr(usage, "prompt_tokens", None)
+    completion = getattr(usage, "completion_tokens", None)
     if _is_count(total):
         return total
     return prompt + completion if _is_count(prompt) and _is_count(completion) else None
