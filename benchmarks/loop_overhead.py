@@ -15,9 +15,9 @@ Rows:
   the time spent inside the fake client and the tool. Goal P1: at most 10 %
   of one scripted SDK round trip (the ``client.post`` row) at 20 steps, and
   at most 3 % at 200. The same row without a trace file
-  (``trace_dir=False``) is printed beside it, not judged: writing one line
-  per event is the largest single part of that work, and its cost depends
-  on the machine's disk and system calls more than on agentlab's code.
+  (``trace_dir=False``) is printed beside it, not judged: the file is the
+  largest single part of that work (a folder and a file made per run, then
+  each event encoded as JSON and written as one line).
 - ``agentlab end to end``: ``run_agent`` with the scripted ``openai.OpenAI``
   client (the SDK's HTTP stack over an in-process transport). Goal P2: at
   most 1.15x the seed loop through ``client.post`` (same client, same bytes).
