@@ -41,8 +41,8 @@ from .result import RunState, Stop
 from .retry import retry_wait
 from .streaming import Fragment, print_delta, read_stream
 
-# What a streamed reply is parsed into (made once: a subscripted generic is a
-# new object, looked up in typing's cache, on every use).
+# What a streamed reply is parsed into. Made once: subscripting a generic goes
+# through typing's cache on every call.
 CHUNK_STREAM = Stream[ChatCompletionChunk]
 
 
