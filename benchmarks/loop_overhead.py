@@ -273,6 +273,11 @@ def seed_loop(steps: int, send: str) -> float:
 # -- measuring ---------------------------------------------------------------------
 
 
+MIN_RUNS = 10
+"""Runs a row needs before its best is worth a ratio: the SDK rows at 200
+steps take a third of a second each, and two seconds gave them only six."""
+
+
 def side_by_side(
     rows: list[tuple[str, Callable[[int], float]]], budget_s: float, max_repeats: int
 ) -> dict[str, dict[int, float]]:
@@ -281,24 +286,30 @@ def side_by_side(
     After one untimed warm-up run each (lazy imports, first-use caches), each
     round runs every row once at each length, the rows in the opposite order
     to the round before. A row and length leaves the rounds once it has used
-    ``budget_s`` (so it runs at least once, at most ``max_repeats`` times):
-    fast rows get many samples, and the 10-second ones a single run.
+    its time: ``budget_s``, or enough for ``MIN_RUNS`` runs if that is more,
+    but never over three times ``budget_s`` (so it runs at least once, at
+    most ``max_repeats`` times). Fast rows get many samples, and the
+    10-second ones a single run.
     """
-    for _, run in rows:
+    allowed = {}
+    for name, run in rows:
         for steps in LENGTHS:
+            started = time.perf_counter()
             run(steps)
+            warm_up = time.perf_counter() - started
+            allowed[name, steps] = min(max(budget_s, MIN_RUNS * warm_up), 3 * budget_s)
     best = {name: dict.fromkeys(LENGTHS, float("inf")) for name, _ in rows}
-    spent = {name: dict.fromkeys(LENGTHS, 0.0) for name, _ in rows}
+    spent = dict.fromkeys(allowed, 0.0)
     for round_ in range(max_repeats):
         order = rows if round_ % 2 == 0 else rows[::-1]
         measured_any = False
         for name, run in order:
             for steps in LENGTHS:
-                if spent[name][steps] > budget_s:
+                if spent[name, steps] > allowed[name, steps]:
                     continue
                 started = time.perf_counter()
                 best[name][steps] = min(best[name][steps], run(steps) / steps * 1e6)
-                spent[name][steps] += time.perf_counter() - started
+                spent[name, steps] += time.perf_counter() - started
                 measured_any = True
         if not measured_any:
             break
@@ -330,8 +341,8 @@ def main() -> None:
     )
     print(
         "scenario: one tool call per step, answer on the last; after a warm-up the rows take "
-        f"turns, each row and length until it has used {budget_s:.1f} s (at most {repeats} "
-        "runs); the table shows each row's best run\n",
+        f"turns, each row and length until it has used {budget_s:.1f} s or made {MIN_RUNS} runs "
+        f"(at most {3 * budget_s:.1f} s, {repeats} runs); the table shows each row's best run\n",
         flush=True,
     )
     figures = side_by_side(rows, budget_s, repeats)
