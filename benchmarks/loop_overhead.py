@@ -18,8 +18,9 @@ Rows:
 - ``agentlab end to end``: ``run_agent`` with the scripted ``openai.OpenAI``
   client (the SDK's HTTP stack over an in-process transport). Goal P2: at
   most 1.15x the seed loop through ``client.post`` (same client, same bytes).
-- both again with ``trace_dir=False`` (``no trace file``): printed, not
-  judged. The trace file is the largest single part of agentlab's own work
+- own overhead (streamed and not) and end to end again with
+  ``trace_dir=False`` (``no trace file``): printed, and judged only in a
+  line marked as not a goal. The trace file is the largest single part of agentlab's own work
   (a folder and a file per run, each event encoded as JSON and written as
   one line), and these rows show what the goals would say without it.
 - ``seed-style loop, chat.completions.create``: the loop from the source
