@@ -358,65 +358,75 @@ def main() -> None:
     if missing:
         print(f"\n(peers not installed: {', '.join(missing)})")
 
-    own = figures["agentlab own overhead"]
-    own_stream = figures["agentlab own overhead, streamed"]
-    e2e = figures["agentlab end to end, scripted SDK client"]
-    e2e_stream = figures["agentlab end to end, streamed"]
-    create = figures["seed-style loop, chat.completions.create"]
     post = figures["seed-style loop, client.post"]
-    own_no_file = figures["agentlab own overhead, no trace file"]
-    own_stream_no_file = figures["agentlab own overhead, streamed, no trace file"]
-    e2e_no_file = figures["agentlab end to end, no trace file"]
-
     # A round trip: the SDK and the scripted service for one step. Not streamed,
     # that is the seed loop through client.post; streamed, agentlab's streamed
     # step minus its own work (there is no seed loop for streams).
-    share = {n: own[n] / post[n] for n in LENGTHS}
-    share_stream = {n: own_stream[n] / (e2e_stream[n] - own_stream[n]) for n in LENGTHS}
+    stream_round_trip = {
+        n: figures["agentlab end to end, streamed"][n]
+        - figures["agentlab own overhead, streamed"][n]
+        for n in LENGTHS
+    }
+
+    def ratios(own: str, streamed: str, end_to_end: str) -> dict[int, tuple[float, float, float]]:
+        """Per length: own overhead's share of a round trip, the same streamed,
+        and end to end over the client.post loop."""
+        return {
+            n: (
+                figures[own][n] / post[n],
+                figures[streamed][n] / stream_round_trip[n],
+                figures[end_to_end][n] / post[n],
+            )
+            for n in LENGTHS
+        }
+
+    with_file = ratios(
+        "agentlab own overhead",
+        "agentlab own overhead, streamed",
+        "agentlab end to end, scripted SDK client",
+    )
+    # The same with the trace kept in memory (the streamed round trip as measured).
+    no_file = ratios(
+        "agentlab own overhead, no trace file",
+        "agentlab own overhead, streamed, no trace file",
+        "agentlab end to end, no trace file",
+    )
+    create_slower = {
+        n: figures["seed-style loop, chat.completions.create"][n]
+        / figures["agentlab end to end, scripted SDK client"][n]
+        for n in LENGTHS
+    }
+
     # P2 sits near 1.15 at 20 steps: three decimals, so "met" never reads 1.15x.
-    end_to_end = {n: e2e[n] / post[n] for n in LENGTHS}
-    # The same without a trace file (the streamed round trip stays as measured).
-    share_nf = {n: own_no_file[n] / post[n] for n in LENGTHS}
-    share_stream_nf = {n: own_stream_no_file[n] / (e2e_stream[n] - own_stream[n]) for n in LENGTHS}
-    end_to_end_nf = {n: e2e_no_file[n] / post[n] for n in LENGTHS}
     print("\nratios, all from this run:")
     for n in LENGTHS:
+        share, share_stream, end_to_end = with_file[n]
         print(
-            f"  {n} steps: own overhead = {share[n]:.1%} of a round trip "
-            f"({share_stream[n]:.1%} streamed); "
-            f"end to end = {end_to_end[n]:.3f}x the client.post loop; "
-            f"the create() loop is {create[n] / e2e[n]:.1f}x slower than agentlab"
+            f"  {n} steps: own overhead = {share:.1%} of a round trip "
+            f"({share_stream:.1%} streamed); "
+            f"end to end = {end_to_end:.3f}x the client.post loop; "
+            f"the create() loop is {create_slower[n]:.1f}x slower than agentlab"
         )
     for n in LENGTHS:
+        share, share_stream, end_to_end = no_file[n]
         print(
-            f"  {n} steps, no trace file: own overhead = {share_nf[n]:.1%} "
-            f"({share_stream_nf[n]:.1%} streamed); end to end = {end_to_end_nf[n]:.3f}x"
+            f"  {n} steps, no trace file: own overhead = {share:.1%} "
+            f"({share_stream:.1%} streamed); end to end = {end_to_end:.3f}x"
         )
 
-    def verdict(ok: bool) -> str:
-        return "met" if ok else "NOT met"
+    def verdicts(measured: dict[int, tuple[float, float, float]]) -> tuple[str, str]:
+        """P1 (the worse of the plain and streamed shares) and P2, as words."""
+        worst = {n: max(measured[n][:2]) for n in LENGTHS}
+        p1 = worst[20] <= 0.10 and worst[200] <= 0.03
+        p2 = all(measured[n][2] <= 1.15 for n in LENGTHS)
+        return tuple("met" if ok else "NOT met" for ok in (p1, p2))
 
-    def p1_holds(plain: dict[int, float], streamed: dict[int, float]) -> bool:
-        worst = {n: max(plain[n], streamed[n]) for n in LENGTHS}
-        return worst[20] <= 0.10 and worst[200] <= 0.03
-
-    def p2_holds(ratio: dict[int, float]) -> bool:
-        return all(ratio[n] <= 1.15 for n in LENGTHS)
-
+    p1, p2 = verdicts(with_file)
     print("\ngoals:")
-    print(
-        "  P1 own overhead <= 10% of a round trip at 20 steps, <= 3% at 200: "
-        + verdict(p1_holds(share, share_stream))
-    )
-    print(
-        "  P2 end to end <= 1.15x the seed loop through client.post: "
-        + verdict(p2_holds(end_to_end))
-    )
-    # Not goals: what P1 and P2 would say with the trace kept in memory only.
-    print(
-        f"  (without the trace file: P1 {verdict(p1_holds(share_nf, share_stream_nf))}, "
-        f"P2 {verdict(p2_holds(end_to_end_nf))})"
-    )
+    print(f"  P1 own overhead <= 10% of a round trip at 20 steps, <= 3% at 200: {p1}")
+    print(f"  P2 end to end <= 1.15x the seed loop through client.post: {p2}")
+    p1, p2 = verdicts(no_file)  # not goals: what they would say without the file
+    print(f"  (without the trace file: P1 {p1}, P2 {p2})")
 
 
 if __name__ == "__main__":
