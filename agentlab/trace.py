@@ -6,7 +6,7 @@ When a tool output had to be truncated, the full output is saved beside it
 under ``outputs/``. Each line is written out at once, so a run that stops for
 any reason, even one abandoning hung work, leaves a complete trace behind.
 
-Every event has ``event`` (``start``, ``phase``, ``warning``, ``stop``) and
+Every event has ``event`` (``start``, ``phase``, ``warning``, ``wrap_up``, ``stop``) and
 ``t``, the seconds since the run started. ``trace_dir`` defaults to
 ``$AGENTLAB_RUNS_DIR`` or ``./runs`` (ignored by git).
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -42,7 +43,8 @@ class Trace:
     """
 
     folder: Path | None
-    started: float = field(default_factory=time.monotonic)
+    started: float
+    """``time.monotonic()`` when the run started: each event's ``t`` counts from it."""
     listener: Callable[[dict[str, Any]], None] | None = None
     events: list[dict[str, Any]] = field(default_factory=list)
     failure: str | None = None
@@ -67,6 +69,8 @@ class Trace:
         trace = cls(Path(trace_dir) / task_id, started, listener)
         try:
             trace.folder.mkdir(parents=True, exist_ok=True)
+            # A rerun of the same task_id starts afresh: no full outputs of the run before.
+            shutil.rmtree(trace.folder / "outputs", ignore_errors=True)
             # Line-buffered: each event is on disk as soon as it is written.
             trace._file = open(trace.folder / "trace.jsonl", "w", encoding="utf-8", buffering=1)
         except OSError as exc:
@@ -80,8 +84,8 @@ class Trace:
             return None
         return str(self.folder / "trace.jsonl")
 
-    def event(self, event: str, **fields: Any) -> dict[str, Any]:
-        """Record one event (``t`` is added) and return it."""
+    def event(self, event: str, **fields: Any) -> None:
+        """Record one event (``t`` is added)."""
         record = {"event": event, "t": round(time.monotonic() - self.started, 4), **fields}
         self.events.append(record)
         if self.listener is not None:
@@ -97,7 +101,6 @@ class Trace:
                 self._file.write(EVENT_JSON.encode(record) + "\n")
             except OSError as exc:
                 self._give_up(exc)
-        return record
 
     def save_output(self, name: str, result: dict[str, Any]) -> str | None:
         """Keep a full tool output beside the trace; return its path (None if not kept)."""
