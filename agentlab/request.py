@@ -17,8 +17,11 @@ Requests go through the SDK's ``client.post("/chat/completions", ...)``
 rather than ``client.chat.completions.create``: the same bytes on the wire
 (``tests/test_request.py`` checks), without ``create``'s walk over the whole
 history on every call, which made a 200-step run ~20x slower
-(``benchmarks/README.md`` tells the story, with figures). It does not
-execute tools or decide when to stop.
+(``benchmarks/README.md`` tells the story, with figures).
+
+It does not execute tools or enforce any budget. The only stops it makes
+are its own phase's: ``deadline`` when the run's time runs out during a
+request, ``model_error`` when the model cannot be used.
 """
 
 from __future__ import annotations
@@ -313,7 +316,7 @@ def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
 def _plain(message: Any, tool_calls: list[Any]) -> bool:
     """The plain OpenAI shape: text (no ``<think>`` block) or null, tool calls, nothing else."""
     content = message.content
-    if content is not None and not (isinstance(content, str) and "<think>" not in content[:64]):
+    if content is not None and (not isinstance(content, str) or quirks.THINK_BLOCK.match(content)):
         return False
     if getattr(message, "model_extra", None) or message.function_call is not None:
         return False

@@ -349,6 +349,15 @@ def test_a_streamed_think_block_goes_to_reasoning_even_when_its_tags_are_cut():
     assert "".join(thought).strip() == "plan more"
 
 
+def test_a_think_block_after_much_whitespace_is_still_reasoning():
+    """However much whitespace comes first, a reply opening with ``<think>`` keeps its
+    reasoning out of the answer (the quick plain-shape check once looked at 64 characters)."""
+    message = {"role": "assistant", "content": " " * 70 + "<think>plan</think>Answer"}
+    client = plain_client(service(completion(message)))
+    turn = request_turn(client, "m", [], [])
+    assert (turn.content, turn.reasoning) == ("Answer", "plan")
+
+
 def test_text_that_only_looks_like_a_tag_is_the_answer():
     body = sse(chunk({"content": "<th"}), chunk({"content": "is> is fine"}), chunk(finish="stop"))
     assert turn_of(body).content == "<this> is fine"
