@@ -42,7 +42,7 @@ def language() -> str:
 def set_language(lang: str) -> None:
     """Show messages in ``lang`` (``"zh"`` or ``"en"``) from now on, here and in children."""
     if lang not in LANGUAGES:
-        raise ValueError(f"language must be one of {LANGUAGES}, got {lang!r}")
+        raise ValueError(tr("language.unknown", allowed=" / ".join(LANGUAGES), got=repr(lang)))
     os.environ[ENV_VAR] = lang
 
 
@@ -75,6 +75,23 @@ CATALOG: dict[str, tuple[str, str]] = {
     "scripted.no_such_path": (
         "脚本化服务没有 {path} 这个接口",
         "the scripted service has no {path}",
+    ),
+    "scripted.needs_script": (
+        "ScriptedClient 需要一个脚本：一串回合（turn），或者一个 policy 函数",
+        "ScriptedClient needs a script: a list of turns or a policy",
+    ),
+    "scripted.unknown_behaviour": (
+        "没有叫 {name} 的脚本化行为；可用的有：{known}",
+        "unknown scripted behaviour {name}; known: {known}",
+    ),
+    "scripted.bad_chunk_size": ("分块大小至少是 1", "chunk sizes must be at least 1"),
+    "replay.needs_recording": (
+        "ReplayClient 需要一份录制：文件路径，或已经读进来的 dict",
+        "ReplayClient needs a recording: a path or a loaded dict",
+    ),
+    "language.unknown": (
+        "语言只能是 {allowed} 之一，收到的是 {got}",
+        "language must be one of {allowed}, got {got}",
     ),
     # -- tools/registry.py: whitelist, argument check, running a call --
     "registry.no_tools": ("（没有）", "(none)"),
@@ -253,6 +270,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "permission_errors must be 'stop' or 'feed_back', got {value!r}",
     ),
     "loop.not_done": ("还没有完成：{reason}", "Not done yet: {reason}"),
+    "loop.empty_answer": (
+        "模型的回复是空的：既没有文字，也没有工具调用；运行按“已回答”结束，答案为空",
+        "the model's reply was empty: no text and no tool calls; the run ends as answered, "
+        "with an empty answer",
+    ),
     "loop.not_run": ("运行已停止：{message}", "the run stopped: {message}"),
     "loop.stopped_first": (
         "运行先停止了（{reason}），这个调用没有执行",
@@ -426,6 +448,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "faults.slow_down": ("请求太多，请放慢速度", "too many requests, slow down"),
     # -- experiments.py --
     "experiments.no_value": ("查不到 {key} 的值", "no value for {key}"),
+    "experiments.unknown_kind": (
+        "未知的任务类型（unknown kind）：{unknown}；可用的有：{known}",
+        "unknown kind(s): {unknown}; known: {known}",
+    ),
+    "experiments.bad_caps": ("caps 必须是正整数", "caps must be positive integers"),
     # -- clients/real.py: .env and the environment --
     "config.offline": (
         "真实模型已关闭（设置了 AGENTLAB_OFFLINE，自动测试时总是如此）；"

@@ -102,8 +102,9 @@ def run_agent(
         raise ValueError(tr("loop.bad_task_id", task_id=task_id))  # it names a folder
     deadline = Deadline(budget.max_seconds)
     trace = Trace.open(trace_dir, task_id, deadline.started, on_event)
-    run = RunState(task_id, budget, deadline, trace, guards=budget.guards())
-    run.on_reasoning = on_reasoning
+    run = RunState(
+        task_id, budget, deadline, trace, guards=budget.guards(), on_reasoning=on_reasoning
+    )
     trace.event(
         event="start",
         task_id=task_id,
@@ -144,15 +145,15 @@ def run_agent(
                 return run.finish(stop)
         else:
             answer = turn.content or ""
+            if not answer:  # say so: an empty reply is easy to mistake for a real answer
+                run.warn(tr("loop.empty_answer"))
             if done_when is None:
                 return run.finish(Stop("answered"), answer)
-            missing = check_done(done_when, answer, run)
-            if isinstance(missing, Stop):
-                return run.finish(missing, answer)
-            if missing is None:
-                run.verified = True
-                return run.finish(Stop("answered"), answer)
-            run.messages.append({"role": "user", "content": tr("loop.not_done", reason=missing)})
+            verdict = check_done(done_when, answer, run)
+            if isinstance(verdict, Stop):  # checked and done, or out of time
+                run.verified = verdict.reason == "answered"
+                return run.finish(verdict, answer)
+            run.messages.append({"role": "user", "content": tr("loop.not_done", reason=verdict)})
 
         stop = first_stop(guard.after_step(run) for guard in run.guards)
         if stop:
@@ -188,17 +189,17 @@ def run_tool_calls(
             continue
 
         started = time.monotonic()
-        outcome = tools.run(call.name, call.arguments, run.deadline.remaining())
+        ran = tools.run(call.name, call.arguments, run.deadline.remaining())
         elapsed = time.monotonic() - started
         record = run.record_tool(
-            call, outcome.result, elapsed=elapsed, process=outcome.process, as_json=outcome.as_json
+            call, ran.result, elapsed=elapsed, process=ran.process, as_json=ran.as_json
         )
         stop = None
-        if outcome.late:
+        if ran.late:
             message = tr("deadline.tool", name=call.name, seconds=run.deadline.max_seconds)
             stop = Stop("deadline", message, phase="tool")
         elif record["error_class"] == "permission" and permission_errors == "stop":
-            reason = outcome.result["error"]["message"]
+            reason = ran.result["error"]["message"]
             stop = Stop("policy_denied", tr("loop.refused", name=call.name, reason=reason))
         if stop is not None:
             _answer_unrun(calls[position + 1 :], run, stop)
@@ -239,11 +240,12 @@ def wrap_up(
     return run.finish(ending, partial_answer=turn.content or "")
 
 
-def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> str | None | Stop:
+def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> Stop | str:
     """The complete phase: run the independent check within the time left.
 
-    Returns ``None`` when nothing is missing (done), else a sentence saying
-    what is missing, or a deadline ``Stop``. The check returns ``True``,
+    Returns ``Stop("answered")`` when the check says done, a deadline
+    ``Stop`` when the time ran out, else a sentence saying what is missing
+    (the loop hands it to the model and goes on). The check returns ``True``,
     ``False`` or such a sentence; anything else (``None`` from a forgotten
     ``return``, a list of problems) is not a yes, and a check that raises
     has failed.
@@ -263,7 +265,7 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> s
     is_bool = isinstance(verdict, bool) or numpy_bool
     if is_bool and verdict:
         _trace_complete(run, started, "done")
-        return None
+        return Stop("answered")
     if isinstance(verdict, str) and verdict:
         missing = verdict
     elif is_bool:

@@ -115,6 +115,15 @@ def test_5_oversized_output_is_really_truncated_in_what_the_model_received(fault
     assert saved["data"]["log"].count("\n") == 1500  # the full output is on disk
 
 
+def test_a_rerun_of_the_same_task_id_leaves_no_full_output_of_the_run_before(faults, tmp_path):
+    tools, _ = faults
+    first = run([call("huge_output"), say("构建失败")], tools, Budget(), tmp_path, task_id="t")
+    assert Path(first.tool_results[0]["saved_to"]).exists()
+    again = run([say("构建失败")], tools, Budget(), tmp_path, task_id="t")  # nothing cut this time
+    assert again.trace_path == first.trace_path
+    assert not (tmp_path / "t" / "outputs").exists()
+
+
 # -- the deadline: one for the whole run, three phases ---------------------------------
 
 
@@ -339,6 +348,14 @@ def test_a_final_answer_is_not_completion_while_the_check_fails(tmp_path):
         "role": "user",
         "content": tr("loop.not_done", reason="the report file does not exist"),
     }
+
+
+@pytest.mark.parametrize("check", [None, lambda answer: True])
+def test_an_answer_after_a_failed_call_completes_only_when_the_check_says_done(tmp_path, check):
+    script = [call("analyze_csv", relative_path="missing.csv"), say("没有这个文件")]
+    result = run(script, sales_tools(), Budget(), tmp_path, done_when=check)
+    assert result.tool_results[-1]["status"] == "error"
+    assert result.outcome == ("tool_error" if check is None else "completed")
 
 
 def test_tool_ok_is_never_taken_as_completion(tmp_path):

@@ -71,7 +71,7 @@ def test_chinese_messages_are_chinese():
 
 def test_every_key_used_exists_and_every_key_is_used():
     assert tr_calls_in_source() - set(CATALOG) == set(), "tr() of a key the catalog lacks"
-    used = strings_in_source()
+    used = strings_in_source() | tr_calls_in_source()  # i18n.py itself uses a few
     unused = {k for k in set(CATALOG) - used if not k.startswith(DYNAMIC_PREFIXES)}
     assert unused == set(), "catalog entries nothing looks up"
 

@@ -169,6 +169,18 @@ def test_empty_task_fails_at_once_without_a_request(task):
     assert result.warnings
 
 
+@pytest.mark.parametrize("text", ["", "  \n"])
+def test_an_empty_reply_ends_the_run_with_a_warning_saying_so(text):
+    result = run(ScriptedClient([say(text)]), trace_dir=False)
+    assert (result.outcome, result.answer) == ("completed", "")
+    assert tr("loop.empty_answer") in result.warnings
+
+
+def test_a_real_answer_carries_no_empty_reply_warning():
+    result = run(ScriptedClient([say("没有数据")]), trace_dir=False)
+    assert tr("loop.empty_answer") not in result.warnings
+
+
 def test_to_dict_has_the_seed_shape():
     result = run_agent(
         SEED_QUESTION,

@@ -17,6 +17,7 @@ import difflib
 import re
 from collections.abc import Callable
 
+from ..i18n import tr
 from .script import Conversation, Exchange, Turn, call, say
 from .scripted import ScriptedClient
 
@@ -178,5 +179,7 @@ def scripted(behaviour: str | Callable[[Conversation], Turn]) -> ScriptedClient:
         policy = BEHAVIOURS[behaviour]
     except KeyError:
         known = ", ".join(sorted(BEHAVIOURS))
-        raise ValueError(f"unknown scripted behaviour {behaviour!r}; known: {known}") from None
+        raise ValueError(
+            tr("scripted.unknown_behaviour", name=repr(behaviour), known=known)
+        ) from None
     return ScriptedClient(policy, name=behaviour)

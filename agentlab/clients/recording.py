@@ -426,7 +426,7 @@ class ReplayClient(OpenAI):
     ) -> None:
         if replayer is None:
             if recording is None:
-                raise TypeError("ReplayClient needs a recording: a path or a loaded dict")
+                raise TypeError(tr("replay.needs_recording"))
             replayer = Replayer(load_recording(recording), strict)
         self.replayer = replayer
         options.setdefault("api_key", "replay-no-key")

@@ -107,7 +107,7 @@ class ScriptedClient(OpenAI):
     ) -> None:
         if service is None:
             if script is None:
-                raise TypeError("ScriptedClient needs a script: a list of turns or a policy")
+                raise TypeError(tr("scripted.needs_script"))
             policy = script if callable(script) else play_in_order(script)
             service = ScriptedService(policy, name, chunking or Chunking())
         self.service = service

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import tr
 from .script import Reply
 
 
@@ -48,7 +49,7 @@ class Chunking:
 
     def __post_init__(self) -> None:
         if self.text_size < 1 or self.argument_size < 1:
-            raise ValueError("chunk sizes must be at least 1")
+            raise ValueError(tr("scripted.bad_chunk_size"))
 
 
 def completion_body(reply: Reply, number: int, model: str, prompt_tokens: int) -> dict[str, Any]:
