@@ -1,6 +1,8 @@
 """agentlab: an agent loop that always stops, for the chapter notebooks.
 
-Follow one run through these modules, in this order:
+Follow one run through these modules, in this order (the sales analyst's
+run, non-streamed and going well, enters only the first seven, besides the
+model client and the tool; a failing tool adds ``failures.py``):
 
 - ``loop.py``         ``run_agent``: ask, run tools, repeat, within budget
                       (``minimal_loop.py`` is the same loop with only a step cap);
@@ -10,10 +12,10 @@ Follow one run through these modules, in this order:
                       providers add, ``retry.py`` says when to retry);
 - ``tools/``          the tool registry (whitelist, argument check, time limit)
                       and ready-made tools;
-- ``result.py``       what a run did and how it ended (``RunResult``);
 - ``deadline.py``     the one deadline every phase shares;
-- ``isolation.py``    isolated tools: a child process, killed when its time is up;
+- ``result.py``       what a run did and how it ended (``RunResult``);
 - ``trace.py``        the run's events, on disk as JSON lines;
+- ``isolation.py``    isolated tools: a child process, killed when its time is up;
 - ``context.py``      truncating big outputs, folding old steps;
 - ``failures.py``     naming a failure: transient, invalid input, permission or logic;
 - ``clients/``        scripted and real ``openai.OpenAI`` clients, recording and replay;

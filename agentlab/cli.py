@@ -1,4 +1,4 @@
-"""The instructor's terminal tool: ``agentlab run | demo | sweep | doctor``.
+"""The instructor's terminal tool: ``agentlab run | demo | sweep | doctor | trace``.
 
 ``python -m agentlab`` and the ``agentlab`` console script both land here.
 

@@ -22,10 +22,13 @@ Both change only what the model is sent; nothing here decides to stop.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .i18n import tr
 from .tools.registry import RESULT_JSON
+
+if TYPE_CHECKING:  # result.py imports this module: the type is for readers and checkers only
+    from .result import ToolRecord
 
 KEY_LINE = re.compile(r"error|fail|exception|traceback|fatal|错误|失败|异常", re.IGNORECASE)
 MIN_OUTPUT_CHARS = 200  # below this not even a status and a note fit
@@ -226,9 +229,9 @@ def _summary(value: Any, room: int) -> str:
     return text[: max(room - 2, 1)]
 
 
-def conclusion(record: dict[str, Any]) -> str:
+def conclusion(record: ToolRecord) -> str:
     """One line that says what a finished tool call did."""
-    head = f"{record['tool']}({record.get('normalized_args') or ''})"
+    head = f"{record['tool']}({record['normalized_args']})"
     if record["status"] == "ok":
         data = record["result"].get("data")
         size = len(dumps(data)) if data is not None else 0
@@ -240,7 +243,7 @@ def conclusion(record: dict[str, Any]) -> str:
 
 def fold_history(
     messages: list[dict[str, Any]],
-    records: list[dict[str, Any]],
+    records: list[ToolRecord],
     current_step: int,
     keep_steps: int,
 ) -> None:

@@ -28,7 +28,9 @@ Where there is no ``fork`` (Windows) every call is spawned, as before. Where
 no process can be started at all (Pyodide in the browser), the outcome says
 so (``unavailable``) instead of raising.
 
-This module knows nothing about tools, budgets or the loop.
+This module knows nothing about tools, budgets or the loop (the fork server
+only imports the tool modules by name, :data:`PRELOAD`, so that each fork
+starts with them loaded).
 """
 
 from __future__ import annotations

@@ -422,7 +422,7 @@ def _import_otel() -> _OTel:
     except ImportError as exc:
         raise ImportError(tr("otel.missing", module=exc.name or "opentelemetry")) from exc
     # The installed conventions package must know the pinned version.
-    schema_url = Schemas("https://opentelemetry.io/schemas/" + SEMCONV_VERSION).value
+    schema_url = Schemas(SCHEMA_URL).value
     return _OTel(
         trace=trace,
         SpanKind=SpanKind,

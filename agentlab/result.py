@@ -1,6 +1,7 @@
 """What a run did and how it ended: the records, the endings, the result.
 
-Words used exactly as in the course brief:
+Words used as in the course brief, plus one stop reason and outcome of our
+own, ``invalid_task``, for a task that is empty before any request is made:
 
 - **tool status** ``ok``/``error`` belongs to one tool execution;
 - **run status** ``completed``/``failed`` belongs to the whole run;
@@ -331,7 +332,7 @@ class RunResult:
     partial_answer: str | None = None
     """Not an answer: what the model summed up when a budget ran out (wrap-up)."""
     events: list[dict[str, Any]] = field(default_factory=list, repr=False)
-    """The trace events of the run, as written to ``trace_path``."""
+    """The trace events of the run, in order (also in ``trace_path`` when there is a file)."""
     reasoning: list[str | None] = field(default_factory=list, repr=False)
     """What a thinking model reasoned before each of its replies, in order: one
     entry per assistant message in ``messages`` (``None`` where it showed none)."""

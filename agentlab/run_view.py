@@ -311,7 +311,10 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
 
 
 def is_tool_failure(event: dict[str, Any]) -> bool:
-    """As the run counts ``tool_errors``: logic errors and NOT_RUN calls are not failures."""
+    """As the run counts ``tool_errors``: logic errors and NOT_RUN calls are not failures.
+
+    The rule of :func:`agentlab.result.is_tool_failure`, read off a trace
+    event (which has ``error_code``) instead of a record of the run."""
     return (
         event.get("status") == "error"
         and event.get("error_class") != "logic"

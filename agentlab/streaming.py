@@ -26,6 +26,12 @@ fragment, another server two ids for one call); parallel calls that all say
 their names; and a fragment with no index fills the call that is waiting for
 its arguments. The first non-empty id and name of a call win.
 
+Two more things arrive in streamed ``content`` and are sorted out here:
+a ``<think>…</think>`` block opening the text (:class:`ThinkTags` sends it
+to the reasoning callback, even when its tags are cut across deltas; a
+whole reply's block is split in ``quirks.py``), and the deprecated
+``function_call`` delta, read as the fragments of one call.
+
 The arguments are not parsed here: a string that is not valid JSON after
 assembly goes to the tool registry, which answers ``INVALID_ARGUMENTS`` and
 the model gets to try again. Sending the request is ``request.py``'s job;

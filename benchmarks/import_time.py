@@ -9,6 +9,8 @@ interpreter's own start-up is measured the same way and subtracted.
 
 from __future__ import annotations
 
+import os
+import platform
 import statistics
 import subprocess
 import sys
@@ -31,6 +33,8 @@ def main() -> None:
         for name, statement in STATEMENTS.items():
             times[name].append(once(statement))
     start_up = min(times["python"])
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    print(f"machine: {machine}")
     print(f"fresh interpreter, {ROUNDS} rounds, start-up ({start_up * 1000:.0f} ms) subtracted")
     for name in ("openai", "agentlab"):
         best, median = min(times[name]) - start_up, statistics.median(times[name]) - start_up

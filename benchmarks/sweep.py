@@ -1,6 +1,6 @@
 """How long does a sweep of about 10 000 steps take? (issue #5's goal: <= 10 s)
 
-Builds the chapter-04 population (seed 0), grows it until a 1..30 cap sweep
+Builds the chapter-05 population (seed 0), grows it until a 1..30 cap sweep
 holds at least 10 000 steps in total, then times ``sweep`` with one process
 and with two. Every step is a real ``run_agent`` step: a chat-completions
 request through the openai SDK to a scripted in-process service, plus the

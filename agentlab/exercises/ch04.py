@@ -1,7 +1,7 @@
 """Chapter 04 exercises: error classes, retries, completion checks, truncation, traces.
 
 Checks only; reference and wrong answers live in ``solutions.py`` and
-``wrong.py``. The expected error classes come from :mod:`agentlab.errors`
+``wrong.py``. The expected error classes come from :mod:`agentlab.failures`
 itself, so the exercise and the loop cannot drift apart.
 """
 
@@ -77,7 +77,7 @@ CLASSIFY_PROBES: tuple[int | str, ...] = (
 
 
 def expected_class(failure: int | str) -> str:
-    """What the loop itself does with ``failure`` (agentlab.errors)."""
+    """What the loop itself does with ``failure`` (agentlab.failures)."""
     if isinstance(failure, int):
         return model_failure_class(ModelFailure("http_status", "", failure))
     return tool_error_class(failure)

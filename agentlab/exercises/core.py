@@ -150,11 +150,6 @@ class Exercise:
     def hint(self) -> str:
         return tr(f"exercise.{self.id}.hint")
 
-    @property
-    def check_code(self) -> str:
-        """The line of the check cell that follows the starter cell."""
-        return f'check("{self.id}", {self.answer_name})'
-
     def __repr__(self) -> str:
         return f"Exercise({self.id!r}, chapter={self.chapter!r}, kind={self.kind!r})"
 

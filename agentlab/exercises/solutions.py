@@ -6,7 +6,9 @@ each check on its answer here and expects it to pass; predictions are the
 values the real runs produce today, so a change in the library that changes
 a run shows up as a failing ``verify``.
 
-Nothing here is imported by the course package itself.
+The chapter modules (``ch01.py`` … ``ch05.py``) import it to name each
+exercise's reference answer, and chapter 02's stub-test check runs a
+student's test against the loop here. Students never need to import it.
 """
 
 from __future__ import annotations

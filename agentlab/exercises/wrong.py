@@ -7,7 +7,9 @@ repeat key that does not sort its keys... ``python -m agentlab.exercises
 verify`` and ``tests/test_exercises.py`` run every check on every answer here
 and require that each fails, each with its own message.
 
-Nothing here is imported by the course package itself.
+The chapter modules (``ch01.py`` … ``ch05.py``) import it to name each
+exercise's wrong answers, and chapter 02's stub-test check runs a
+student's test against the wrong loops here. Students never need to import it.
 """
 
 from __future__ import annotations

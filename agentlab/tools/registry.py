@@ -5,7 +5,11 @@ The registry is the one place that turns that request into a Python call:
 
 1. the name must be registered (whitelist dispatch, ``UNKNOWN_TOOL``);
 2. the arguments must parse as a JSON object that fits the tool's schema
-   (required keys, types, no extra keys: ``INVALID_ARGUMENTS``);
+   (``INVALID_ARGUMENTS`` otherwise). The check at the end of this module
+   (:func:`schema_problem`) knows a subset of JSON Schema: types, required
+   and extra keys, enums and constants, ranges, lengths, patterns, items. A
+   schema that uses anything else is refused when the ``Tool`` is created,
+   so nothing it says goes unchecked;
 3. the function runs within the time it is given; whatever it raises
    becomes an error result (``TOOL_EXCEPTION``), never an exception out of
    the agent loop, and a call that does not return in time is abandoned
@@ -25,7 +29,9 @@ It also spells a call's arguments one canonical way (:func:`call_key`), so
 that the same call is recognised however the model wrote it.
 
 This module deliberately does not know about budgets, the loop or the model:
-it executes one call and reports what happened.
+it executes one call and reports what happened. The argument check lives
+here, not in a module of its own, because every call goes through it: a
+student following one call reads it in the same file.
 """
 
 from __future__ import annotations
@@ -207,28 +213,28 @@ def _overran(tool: Tool, late: TimedOut, capped: bool) -> ToolRun:
 
 
 def _run_isolated(
-    tool: Tool, arguments: dict[str, Any], seconds: float | None, capped: bool = False
+    tool: Tool, arguments: dict[str, Any], seconds: float | None, capped: bool
 ) -> ToolRun:
-    outcome = run_in_child(tool.function, arguments, seconds)
-    if outcome.unsendable:  # a lambda or a local function cannot go to another process
-        message = tr("isolation.cannot_send", name=tool.name, error=outcome.unsendable)
+    child = run_in_child(tool.function, arguments, seconds)
+    if child.unsendable:  # a lambda or a local function cannot go to another process
+        message = tr("isolation.cannot_send", name=tool.name, error=child.unsendable)
         return ToolRun(error("TOOL_EXCEPTION", message))
-    if outcome.unavailable:  # no process can start here (Pyodide): say so, go on
-        message = tr("isolation.unavailable", name=tool.name, reason=outcome.unavailable)
+    if child.unavailable:  # no process can start here (Pyodide): say so, go on
+        message = tr("isolation.unavailable", name=tool.name, reason=child.unavailable)
         return ToolRun(error("TOOL_UNAVAILABLE", message))
-    process = {"pid": outcome.pid, "exitcode": outcome.exitcode, "killed": outcome.killed}
-    if outcome.killed and capped:
+    process = {"pid": child.pid, "exitcode": child.exitcode, "killed": child.killed}
+    if child.killed and capped:
         message = tr(
             "isolation.timeout_killed", name=tool.name, seconds=tool.timeout, how=kill_signal_name()
         )
         return ToolRun(error("TIMEOUT", message), process=process)
-    if outcome.killed:
+    if child.killed:
         message = tr("registry.killed", name=tool.name, how=kill_signal_name())
-        return ToolRun(error("TOOL_KILLED", message), True, process)
-    if outcome.error:
-        message = tr("registry.raised", name=tool.name, error=outcome.error)
+        return ToolRun(error("TOOL_KILLED", message), late=True, process=process)
+    if child.error:
+        message = tr("registry.raised", name=tool.name, error=child.error)
         return ToolRun(error("TOOL_EXCEPTION", message), process=process)
-    return replace(_checked(tool.name, outcome.value), process=process)
+    return replace(_checked(tool.name, child.value), process=process)
 
 
 def _checked(name: str, result: Any) -> ToolRun:
