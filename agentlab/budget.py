@@ -233,7 +233,8 @@ class Budget:
     """Steps in a row that bring nothing new."""
     max_tool_calls_per_turn: int | None = None
     max_tool_output_chars: int | None = 8000
-    """Longer tool results are cut down before the model sees them."""
+    """Longer tool results are cut down before the model sees them (not a guard:
+    ``RunState.record_tool`` in ``result.py`` applies it, with ``context.fit_result``)."""
     max_tokens: int | None = None
     max_retries: int = 0
     """Extra attempts for a model request that failed transiently."""
