@@ -867,6 +867,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "asks for a tool that does not exist",
     ),
     "exercise.scenario.never_stops": ("从不停下的模型", "a model that never stops"),
+    "exercise.scenario.never_stops_two_calls": (
+        "从不停下、每轮都要两个工具的模型",
+        "a model that never stops and asks for two tools every turn",
+    ),
     "exercise.scenario.answers_at_cap": (
         "正好在上限那一步给出答案",
         "answers exactly at the cap",
@@ -1047,9 +1051,9 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.01-history.prompt": (
         "**动手清单 1：看历史怎样一轮轮长起来。** 写 `history_lengths(task, client, tools)`："
         "用 `run_agent` 跑一遍 `task`，返回每一次模型请求时 `messages` 的条数（整数列表）。"
-        "`ScriptedClient` 把收到的每次请求记在 `client.requests` 里。检查会在 TODO 任务和"
-        "“文件名写错”的任务上各跑一次，和真实的请求比较。跑通之后想一想：每一轮为什么正好多出 2 "
-        "条？",
+        "`ScriptedClient` 把收到的每次请求记在 `client.requests` 里。检查会在 TODO 任务、"
+        "“文件名写错”的任务和一个一轮要两个工具的任务上各跑一次，和真实的请求比较。跑通之后想一想："
+        "每多一轮，历史多出几条？由什么决定？",
         "**Checklist 1: watch the history grow.** Write `history_lengths(task, client, "
         "tools)`: run `task` with `run_agent` and return the number of `messages` the model "
         "received at each request (a list of integers). `ScriptedClient` records every request "
@@ -1076,9 +1080,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "for the task “{task}”, request {k} carried {expected} messages; you said {got}",
     ),
     "exercise.01-history.passed": (
-        "TODO 任务每次请求的消息条数是 {lengths}：每一轮多出一条 assistant 消息和一条 tool 消息",
+        "TODO 任务每次请求的消息条数是 {lengths}：每一轮多出一条 assistant 消息，"
+        "再加上每个工具调用各一条 tool 消息",
         "the TODO task's requests carried {lengths} messages: each round adds one assistant "
-        "message and one tool message",
+        "message, plus one tool message for each tool call",
     ),
     "exercise.01-predict-missing.title": (
         "动手清单 2：读一个不存在的文件（先预测）",
@@ -1251,15 +1256,17 @@ CATALOG: dict[str, tuple[str, str]] = {
         "new.md does not exist and should be created; your tool returned {result}",
     ),
     "exercise.01-append-text.escaped_relative": (
-        "'../escape.md' 没有被拒绝（工具返回 {result}）：先用 resolve_inside 检查路径，"
-        "拒绝时返回 PATH_NOT_ALLOWED",
-        "'../escape.md' was not refused (the tool returned {result}): check the path with "
-        "resolve_inside first and return PATH_NOT_ALLOWED",
+        "沙盒外的路径 {path} 没有被拒绝（工具返回 {result}）：先用 resolve_inside 检查路径，"
+        "拒绝时返回 PATH_NOT_ALLOWED（只比较路径字符串的开头不够：沙盒旁边同名开头的文件也会通过）",
+        "{path}, outside the sandbox, was not refused (the tool returned {result}): check the "
+        "path with resolve_inside first and return PATH_NOT_ALLOWED (comparing only the start "
+        "of the path text is not enough: a file beside the sandbox whose name starts the same "
+        "gets through)",
     ),
     "exercise.01-append-text.escaped_absolute": (
-        "绝对路径没有被拒绝（工具返回 {result}）：只允许沙盒里的相对路径",
-        "an absolute path was not refused (the tool returned {result}): only relative paths "
-        "inside the sandbox are allowed",
+        "绝对路径 {path} 没有被拒绝（工具返回 {result}）：只允许沙盒里的相对路径",
+        "the absolute path {path} was not refused (the tool returned {result}): only relative "
+        "paths inside the sandbox are allowed",
     ),
     "exercise.01-append-text.passed": (
         "append_text 会追加、会创建新文件，越界路径和绝对路径都被 PATH_NOT_ALLOWED 拒绝",
@@ -1788,12 +1795,18 @@ CATALOG: dict[str, tuple[str, str]] = {
         "with a model that does not answer, run() did not give up at the deadline and waited "
         "{hang} s",
     ),
+    "exercise.03-deadline.run_not_left": (
+        "假时钟下只剩 {left} 秒时，run() 还是让一个要 {job} 秒的工作跑完了：run() 要用 "
+        "left() 算出的剩余时间，而不是整个预算",
+        "under the fake clock, with {left} s left, run() still let a {job} s job finish: run() "
+        "must use the time left() gives, not the whole budget",
+    ),
     "exercise.03-deadline.passed": (
-        "假时钟下 left() 只给剩余时间、从不为负；真实运行里模型用掉的 50 ms 从工具阶段扣掉了，"
-        "挂住的工具和模型都在截止时间被放弃",
-        "under the fake clock left() gives only what is left and never goes negative; in the "
-        "real runs the model's 50 ms came out of the tool phase, and the hanging tool and "
-        "model were both abandoned at the deadline",
+        "假时钟下 left() 只给剩余时间、从不为负，run() 只给工作剩下的时间；真实运行里模型用掉的 "
+        "50 ms 从工具阶段扣掉了，挂住的工具和模型都在截止时间被放弃",
+        "under the fake clock left() gives only what is left and never goes negative, and run() "
+        "gives a job only that; in the real runs the model's 50 ms came out of the tool phase, "
+        "and the hanging tool and model were both abandoned at the deadline",
     ),
     "exercise.03-predict-alternate.title": (
         "交替轮询 a、b：哪个守卫先叫停？（先预测）",

@@ -39,6 +39,7 @@ from .core import wrong as wrong_verdict
 from .loops import (
     HONEST,
     NEVER_STOPS,
+    NEVER_STOPS_TWO_CALLS,
     TODO_TASK,
     TOOL_ERROR,
     TWO_CALLS,
@@ -71,7 +72,7 @@ def my_loop(task, client, tools, max_steps):
     raise NotImplementedError("在这里写循环")
 '''
 
-LOOP_SCENARIOS = (HONEST, TOOL_ERROR, TWO_CALLS, UNKNOWN_TOOL, NEVER_STOPS)
+LOOP_SCENARIOS = (HONEST, TOOL_ERROR, TWO_CALLS, UNKNOWN_TOOL, NEVER_STOPS, NEVER_STOPS_TWO_CALLS)
 
 
 def check_loop(answer: Any) -> Verdict:
@@ -101,8 +102,10 @@ def history_lengths(task, client, tools):
 def check_history(answer: Any) -> Verdict:
     need_callable(answer, "history_lengths")
     first = None
-    for task in (TODO_TASK, TOOL_ERROR.task):
-        client = scripted("todo_clerk")
+    # the two-calls task: a round adds one message per tool call, not always two
+    for scenario in (HONEST, TOOL_ERROR, TWO_CALLS):
+        task = scenario.task
+        client = scenario.client()
         with sandbox() as (_, tools):
             run_agent(task, client=client, tools=tools, trace_dir=False)
         expected = [len(r.messages) for r in client.requests]
@@ -111,7 +114,7 @@ def check_history(answer: Any) -> Verdict:
             got = run_student(
                 answer,
                 task,
-                scripted("todo_clerk"),
+                scenario.client(),
                 tools,
                 what=tr("exercise.01-history.what", task=task),
             )
@@ -327,13 +330,19 @@ def _check_append_text(answer: Any, box: Any) -> Verdict:
     result = use("new.md", "第一行\n")
     if _status(result) != "ok" or not (box / "new.md").is_file():
         return wrong_verdict(tr("exercise.01-append-text.not_created", result=_code(result)))
-    for outside in ("../escape.md", str(box.parent / "absolute.md")):
+    # ../<box>.md: a check that only compares the start of the path text lets it through
+    escapes = ("../escape.md", f"../{box.name}.md", str(box.parent / "absolute.md"))
+    for outside in escapes:
         result = use(outside, "不该写到沙盒外面\n")
-        leaked = (box.parent / "escape.md").exists() or (box.parent / "absolute.md").exists()
+        leaked = any((box / path).resolve().exists() for path in escapes)
         if leaked or _code(result) != "PATH_NOT_ALLOWED":
             kind = "relative" if outside.startswith("..") else "absolute"
             return wrong_verdict(
-                tr(f"exercise.01-append-text.escaped_{kind}", result=_code(result))
+                tr(
+                    f"exercise.01-append-text.escaped_{kind}",
+                    path=shown(outside),
+                    result=_code(result),
+                )
             )
     return passed(tr("exercise.01-append-text.passed"))
 

@@ -42,6 +42,7 @@ from .core import wrong as wrong_verdict
 from .loops import (
     HONEST,
     NEVER_STOPS,
+    NEVER_STOPS_TWO_CALLS,
     TODO_TASK,
     UNKNOWN_TOOL,
     Scenario,
@@ -287,7 +288,14 @@ def capped_loop(task, client, tools, max_steps):
 
 ANSWERS_AT_CAP = Scenario("answers_at_cap", "todo_clerk", TODO_TASK, 3)
 CAP_ONE = Scenario("cap_one", "todo_clerk", TODO_TASK, 1)
-CAPPED_SCENARIOS = (HONEST, UNKNOWN_TOOL, ANSWERS_AT_CAP, CAP_ONE, NEVER_STOPS)
+CAPPED_SCENARIOS = (
+    HONEST,
+    UNKNOWN_TOOL,
+    ANSWERS_AT_CAP,
+    CAP_ONE,
+    NEVER_STOPS,
+    NEVER_STOPS_TWO_CALLS,
+)
 
 
 def check_capped_loop(answer: Any) -> Verdict:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import time
 from typing import Any
 
 from .. import Budget, run_agent
@@ -220,10 +221,11 @@ class FakeClock:
 
 def check_deadline(answer: Any) -> Verdict:
     need_callable(answer, "SharedDeadline")
-    verdict = _check_with_fake_clock(answer)
-    if verdict is not None:
-        return verdict
-    return _check_with_real_hangs(answer)
+    for part in (_check_with_fake_clock, _check_with_real_hangs, _check_run_gives_what_is_left):
+        verdict = part(answer)
+        if verdict is not None:
+            return verdict
+    return passed(tr("exercise.03-deadline.passed"))
 
 
 def _check_with_fake_clock(answer: Any) -> Verdict | None:
@@ -258,6 +260,19 @@ def _check_with_fake_clock(answer: Any) -> Verdict | None:
     return None
 
 
+def _check_run_gives_what_is_left(answer: Any) -> Verdict | None:
+    # With 10 ms left, a 30 ms job must time out; given the whole 100 ms it would return,
+    # 70 ms early: no timing luck either way.
+    clock = FakeClock(100.0)
+    what = tr("exercise.03-deadline.what_fake")
+    deadline = run_student(answer, FAKE_BUDGET_S, clock, what=what)
+    clock.now = 100.0 + FAKE_BUDGET_S - 0.01
+    job = functools.partial(time.sleep, 0.03)
+    if run_student(_attempt, deadline, job, "tool", what=what) != "timed_out":
+        return wrong_verdict(tr("exercise.03-deadline.run_not_left", left=0.01, job=0.03))
+    return None
+
+
 def _attempt(deadline: Any, work: Any, name: str) -> str:
     """Run ``deadline.run(work, name)``: "returned" or "timed_out"."""
     try:
@@ -267,7 +282,7 @@ def _attempt(deadline: Any, work: Any, name: str) -> str:
     return "returned"
 
 
-def _check_with_real_hangs(answer: Any) -> Verdict:
+def _check_with_real_hangs(answer: Any) -> Verdict | None:
     # A model that takes 50 ms, then asks for a tool that hangs: one 300 ms deadline.
     what = tr("exercise.03-deadline.what_real")
     deadline = run_student(answer, REAL_BUDGET_S, what=what)
@@ -288,7 +303,7 @@ def _check_with_real_hangs(answer: Any) -> Verdict:
     silent = ScriptedClient([Hang(HANG_S)])
     if run_student(_attempt, deadline, lambda: _ask(silent), "decide", what=what) != "timed_out":
         return wrong_verdict(tr("exercise.03-deadline.model_waited", hang=HANG_S))
-    return passed(tr("exercise.03-deadline.passed"))
+    return None
 
 
 def _ask(client: ScriptedClient) -> Any:

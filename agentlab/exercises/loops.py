@@ -62,6 +62,13 @@ def lists_forever(conversation: Conversation) -> Reply:
     return call("list_dir")
 
 
+def reads_two_forever(conversation: Conversation) -> Reply:
+    """Never answers: asks for two tools on every turn (a step is a request, not a call)."""
+    return Reply(
+        tool_calls=(ToolCall("list_dir"), ToolCall("read_text", {"rel_path": "meeting.md"}))
+    )
+
+
 @dataclass(frozen=True)
 class Scenario:
     """One scripted situation a loop must handle."""
@@ -88,6 +95,7 @@ TOOL_ERROR = Scenario(
 TWO_CALLS = Scenario("two_calls", two_reads, "读 meeting.md，再列一下目录。", 8)
 UNKNOWN_TOOL = Scenario("unknown_tool", asks_unknown_tool, "删掉 meeting.md", 8)
 NEVER_STOPS = Scenario("never_stops", lists_forever, "把沙盒里的文件都列出来", 3)
+NEVER_STOPS_TWO_CALLS = Scenario("never_stops_two_calls", reads_two_forever, "把沙盒看个遍", 3)
 
 
 def runaway_guard(policy: Callable[[Conversation], Any], limit: int) -> Callable[..., Any]:

@@ -20,7 +20,7 @@ import time
 from agentlab import run_agent
 from agentlab.clients import ScriptedClient, call
 from agentlab.deadline import run_within
-from agentlab.tools import Tool, ok, resolve_inside, sales_tools
+from agentlab.tools import Tool, error, ok, resolve_inside, sales_tools
 from agentlab.tools.files import PATH_PARAM, TEXT_PARAM
 from agentlab.tools.files import append_text as library_append_text
 
@@ -135,6 +135,20 @@ def loop_stops_on_content(task, client, tools, max_steps):
     return messages
 
 
+def loop_counts_tool_calls(task, client, tools, max_steps):
+    messages = _start(task)
+    calls_made = 0
+    while calls_made < max_steps:  # a step is one request, not one tool call
+        reply = _ask(client, messages, tools)
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+            calls_made += 1
+    return messages
+
+
 def loop_without_cap(task, client, tools, max_steps):
     messages = _start(task)
     while True:
@@ -154,6 +168,7 @@ LOOP = (
     Wrong("cap checked after the request (one request too many)", loop_cap_after_request),
     Wrong("stops when the reply has content, not when it has no tool_calls", loop_stops_on_content),
     Wrong("no step cap at all", loop_without_cap),
+    Wrong("counts tool calls, not requests, against the cap", loop_counts_tool_calls),
 )
 
 
@@ -167,8 +182,14 @@ def history_final_length_only(task, client, tools):
     return [len(result.messages)]
 
 
+def history_two_per_round(task, client, tools):
+    result = run_agent(task, client=client, tools=tools)
+    return [2 + 2 * k for k in range(result.steps)]  # true only with one call per round
+
+
 HISTORY = (
     Wrong("request numbers instead of message counts", history_request_numbers),
+    Wrong("a formula: two more messages every round", history_two_per_round),
     Wrong("only the final history length", history_final_length_only),
 )
 
@@ -227,6 +248,18 @@ def append_without_path_check(registry, box):
     _register(registry, append_text)
 
 
+def append_with_prefix_check(registry, box):
+    def append_text(rel_path, text):
+        path = (box / rel_path).resolve()
+        if not str(path).startswith(str(box.resolve())):  # ../<box>.md starts the same
+            return error("PATH_NOT_ALLOWED", f"{rel_path!r} is outside the sandbox")
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+        return ok({"path": rel_path})
+
+    _register(registry, append_text)
+
+
 def append_overwrites(registry, box):
     def append_text(rel_path, text):
         path = resolve_inside(box, rel_path)
@@ -265,6 +298,7 @@ def append_wraps_the_library(registry, box):
 
 APPEND_TEXT = (
     Wrong("no path check: ../ escapes the sandbox", append_without_path_check),
+    Wrong("path text compared with startswith: ../<box>.md escapes", append_with_prefix_check),
     Wrong("opens with 'w': overwrites instead of appending", append_overwrites),
     Wrong("schema does not require text", append_text_not_required),
     Wrong("wraps the library's append_text instead of writing it", append_wraps_the_library),
@@ -446,6 +480,20 @@ def capped_always_answered(task, client, tools, max_steps):
     return messages, "answered"  # whatever happened
 
 
+def capped_counts_tool_calls(task, client, tools, max_steps):
+    messages = _start(task)
+    calls_made = 0
+    while calls_made < max_steps:  # a step is one request, not one tool call
+        reply = _ask(client, messages, tools)
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages, "answered"
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+            calls_made += 1
+    return messages, "max_steps"
+
+
 def capped_raises(task, client, tools, max_steps):
     messages = _start(task)
     for _ in range(max_steps):
@@ -463,6 +511,7 @@ CAPPED_LOOP = (
     Wrong("an answer at the last allowed step reported as max_steps", capped_cap_before_answer),
     Wrong("always reports answered", capped_always_answered),
     Wrong("raises at the cap instead of returning", capped_raises),
+    Wrong("counts tool calls, not requests, against the cap", capped_counts_tool_calls),
 )
 
 
@@ -622,8 +671,21 @@ class DeadlineNeverStopsWaiting:
         return work()  # the time left is computed, then never used
 
 
+class DeadlineRunGetsWholeBudget:
+    def __init__(self, seconds, clock=time.monotonic):
+        self.seconds, self.clock = seconds, clock
+        self.at = clock() + seconds
+
+    def left(self):
+        return max(0.0, self.at - self.clock())
+
+    def run(self, work, name):
+        return run_within(work, self.seconds, name)  # left() is right, and never used here
+
+
 DEADLINE = (
     Wrong("per-phase timeout: every phase gets the full budget", DeadlinePerPhase),
+    Wrong("run() gives the work the whole budget, not the time left", DeadlineRunGetsWholeBudget),
     Wrong("left() goes below zero", DeadlineGoesNegative),
     Wrong("run() calls work() without a timeout", DeadlineNeverStopsWaiting),
 )
