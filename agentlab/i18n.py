@@ -2183,6 +2183,21 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{case}：{line} 不是原文里按顺序出现的完整一行",
         "{case}: {line} is not a whole line of the original, in order",
     ),
+    "exercise.04-truncate.too_few_ends": (
+        "{case}：开头和结尾要各留几行，{line} 不见了：只留一行，往往看不出上下文",
+        "{case}: keep a few lines at the start and at the end; {line} is missing: one line "
+        "alone rarely shows the context",
+    ),
+    "exercise.04-truncate.marker_no_count": (
+        "{case}：标记 {line} 没写删了多少：写上删掉的行数或字符数，模型才知道少了多少",
+        "{case}: the marker {line} does not say how much was removed: give the lines or "
+        "characters removed, so the model knows how much is missing",
+    ),
+    "exercise.04-truncate.marker_misplaced": (
+        "{case}：标记 {line} 放的地方没有删掉任何东西：标记要放在被删掉的那些行原来的位置",
+        "{case}: nothing was removed where the marker {line} stands: put each marker where "
+        "the removed lines were",
+    ),
     "exercise.04-truncate.passed": (
         "短文本原样返回；长日志在 limit 之内保住了开头、结尾、每一条关键行，并标明删了多少",
         "short text untouched; long logs fit the limit and keep the head, the tail, every key "
@@ -2288,6 +2303,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     # chapter 05
     "exercise.kind.read": ("读数据", "read the data"),
     "exercise.05.case.real": ("种子 0 的真实扫描", "the real sweep of seed 0"),
+    "exercise.05.case.guarded": (
+        "种子 0 加上重复调用守卫的扫描（有的运行在上限之前就被停下）",
+        "the sweep of seed 0 with the repeat guard (some runs stopped before the cap)",
+    ),
     "exercise.05.case.only_runaways": (
         "只有失控任务的扫描",
         "a sweep of runaway tasks only",

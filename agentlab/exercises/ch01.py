@@ -12,8 +12,10 @@ Checks only; reference and wrong answers live in ``solutions.py`` and
 
 from __future__ import annotations
 
+import dis
 import json
 import shutil
+import sys
 from typing import Any
 
 from .. import Budget, run_agent
@@ -249,7 +251,8 @@ APPENDED = "TODO 会后补充：整理回滚预案\n"
 
 
 def _library_functions_used(function: Any) -> list[str]:
-    """Names of the library's ready-made file writers a function reaches through its globals."""
+    """Names of the library's ready-made file writers a function reaches: through its
+    globals, a module it imported (``F.append_text``), or an import inside it."""
     ready_made = {library_files.append_text, library_files.write_text}
     found, codes = [], [getattr(function, "__code__", None)]
     namespace = getattr(function, "__globals__", {})
@@ -257,9 +260,21 @@ def _library_functions_used(function: Any) -> list[str]:
         code = codes.pop()
         if code is None:
             continue
-        for name in code.co_names:
-            if namespace.get(name) in ready_made:
-                found.append(name)
+        found += [name for name in code.co_names if namespace.get(name) in ready_made]
+        # The same reached another way: F.append_text (F a module), or an import inside.
+        loaded, imported = "", ""  # the global just loaded; the module just imported
+        for step in dis.get_instructions(code):
+            if step.opname in ("LOAD_ATTR", "LOAD_METHOD") and loaded:
+                owner, where = loaded, namespace.get(loaded)
+            elif step.opname == "IMPORT_FROM":
+                owner, where = imported, sys.modules.get(imported)
+            else:
+                owner, where = "", None
+            if owner and getattr(where, step.argval, None) in ready_made:
+                found.append(f"{owner}.{step.argval}")
+            if step.opname == "IMPORT_NAME":
+                imported = step.argval
+            loaded = step.argval if step.opname == "LOAD_GLOBAL" else ""
         codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
     return sorted(set(found))
 

@@ -321,14 +321,30 @@ def _truncation_problem(text: str, limit: int, got: str) -> tuple[str, dict[str,
     for line in lines:
         if KEY_LINE.search(line) and line not in kept:
             return "exercise.04-truncate.no_key_line", {"line": shown(line)}
+    for line in (lines[1], lines[-2]):  # "a few lines" of head and tail: more than one
+        if line not in kept:
+            return "exercise.04-truncate.too_few_ends", {"line": shown(line)}
     if not any(MARKER.search(line) for line in kept if line not in lines):
         return "exercise.04-truncate.no_marker", {}
+    origin: list[int | None] = []  # each kept line's index in the text; None for a marker
     position = 0
     for line in kept:
         if line in lines[position:]:
             position = lines.index(line, position) + 1
+            origin.append(position - 1)
         elif not MARKER.search(line):
             return "exercise.04-truncate.out_of_order", {"line": shown(line)}
+        else:
+            origin.append(None)
+    for at, line in enumerate(kept):
+        if origin[at] is not None:
+            continue
+        if not re.search(r"\d", line):  # "and how much was removed"
+            return "exercise.04-truncate.marker_no_count", {"line": shown(line)}
+        before = next((i for i in reversed(origin[:at]) if i is not None), -1)
+        after = next((i for i in origin[at + 1 :] if i is not None), len(lines))
+        if after - before <= 1:  # nothing was removed where it stands
+            return "exercise.04-truncate.marker_misplaced", {"line": shown(line)}
     return None
 
 

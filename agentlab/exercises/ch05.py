@@ -46,11 +46,15 @@ CHAPTER_SEED = 0
 
 
 @functools.lru_cache(maxsize=16)
-def _results(seed: int, caps: tuple[int, ...], size: int = POPULATION) -> pd.DataFrame:
-    """A real sweep (cached: the same seed and caps always give the same rows)."""
-    from ..experiments import make_population, sweep
+def _results(
+    seed: int, caps: tuple[int, ...], size: int = POPULATION, repeat_guard: bool = False
+) -> pd.DataFrame:
+    """A real sweep (cached: the same seed and caps always give the same rows); with
+    ``repeat_guard`` the repeaters stop at their 4th identical call, before the cap."""
+    from ..experiments import make_population, sweep, with_repeat_guard
 
-    return sweep(make_population(size, seed=seed), list(caps))
+    budget = with_repeat_guard if repeat_guard else None
+    return sweep(make_population(size, seed=seed), list(caps), budget=budget)
 
 
 @functools.lru_cache(maxsize=8)
@@ -150,6 +154,9 @@ def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
     real = _results(CHAPTER_SEED, RESULT_CAPS, RESULT_SIZE)
     summary = summarize(real).set_index("cap")
     cases = [("real", real, cap, summary.loc[cap]) for cap in RESULT_CAPS]
+    # Runs stopped by the repeat guard ran out of budget before the cap: not cap steps each.
+    guarded = _results(CHAPTER_SEED, (9,), RESULT_SIZE, repeat_guard=True)
+    cases.append(("guarded", guarded, 9, summarize(guarded).set_index("cap").loc[9]))
     edge = _no_able_tasks()
     cases.append(("only_runaways", edge, 3, summarize(edge).set_index("cap").loc[3]))
     return cases

@@ -21,6 +21,7 @@ from agentlab import run_agent
 from agentlab.clients import ScriptedClient, call
 from agentlab.deadline import run_within
 from agentlab.tools import Tool, error, ok, resolve_inside, sales_tools
+from agentlab.tools import files as library_files
 from agentlab.tools.files import PATH_PARAM, TEXT_PARAM
 from agentlab.tools.files import append_text as library_append_text
 
@@ -296,12 +297,26 @@ def append_wraps_the_library(registry, box):
     registry.register(Tool("append_text", "追加文本", schema, append_in_box))
 
 
+def append_wraps_the_library_module(registry, box):
+    """The same, the library reached through its module."""
+
+    def append_in_box(rel_path, text):
+        return library_files.append_text(box, rel_path, text)
+
+    schema = {
+        "properties": {"rel_path": PATH_PARAM, "text": TEXT_PARAM},
+        "required": ["text", "rel_path"],
+    }
+    registry.register(Tool("append_text", "追加文本", schema, append_in_box))
+
+
 APPEND_TEXT = (
     Wrong("no path check: ../ escapes the sandbox", append_without_path_check),
     Wrong("path text compared with startswith: ../<box>.md escapes", append_with_prefix_check),
     Wrong("opens with 'w': overwrites instead of appending", append_overwrites),
     Wrong("schema does not require text", append_text_not_required),
     Wrong("wraps the library's append_text instead of writing it", append_wraps_the_library),
+    Wrong("the same through the module: files.append_text", append_wraps_the_library_module),
 )
 
 
@@ -869,10 +884,27 @@ def shrink_without_marker(text, limit):
     return "\n".join(line for line in kept.splitlines() if "truncated" not in line)
 
 
+def shrink_one_line_ends_bare_marker(text, limit):
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    middle = [line for line in lines[1:-1] if solutions.KEY_LINE.search(line)]
+    return "\n".join([lines[0], *middle, lines[-1], "[truncated]"])
+
+
+def shrink_marker_without_count(text, limit):
+    if len(text) <= limit:
+        return text
+    kept = solutions.shrink(text, limit)
+    return "\n".join("…[truncated]" if "truncated" in line else line for line in kept.splitlines())
+
+
 TRUNCATE = (
     Wrong("text[:limit]: the end (often the conclusion) is lost", shrink_cuts_the_end),
     Wrong("head and tail only: the error lines are lost", shrink_head_and_tail),
     Wrong("no marker: the model takes the cut output for all of it", shrink_without_marker),
+    Wrong("one line each end, a bare marker at the very end", shrink_one_line_ends_bare_marker),
+    Wrong("markers that do not say how much was removed", shrink_marker_without_count),
 )
 
 
@@ -963,8 +995,20 @@ def wasted_includes_tool_errors(results, cap):
     return int(at_cap.loc[failed, "steps"].sum())
 
 
+def wasted_cap_per_run(results, cap):
+    at_cap = results[results["cap"] == cap]
+    return int((at_cap["outcome"] == "budget_exhausted").sum()) * cap  # a guard stops sooner
+
+
+def wasted_only_max_steps(results, cap):
+    at_cap = results[results["cap"] == cap]
+    return int(at_cap.loc[at_cap["stop_reason"] == "max_steps", "steps"].sum())
+
+
 WASTED_STEPS = (
     Wrong("every step at that cap, completed runs included", wasted_every_step),
+    Wrong("cap steps for each exhausted run", wasted_cap_per_run),
+    Wrong("only runs stopped by max_steps", wasted_only_max_steps),
     Wrong("counts runs, not steps", wasted_counts_runs),
     Wrong("tool_error runs counted as waste too", wasted_includes_tool_errors),
 )
