@@ -34,10 +34,12 @@ permission refusal or a failing test is the most common way to burn budget.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import quote
 
 import openai
 
@@ -69,9 +71,20 @@ def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
         failure = ModelFailure(
             "bad_reply", tr("model.bad_reply", error=f"{type(exc).__name__}: {exc}")
         )
-    if secret and len(secret) >= 8 and secret in failure.message:
-        failure = replace(failure, message=failure.message.replace(secret, "***"))
-    return failure
+    hidden = without_secret(failure.message, secret, "***")
+    return failure if hidden == failure.message else replace(failure, message=hidden)
+
+
+def without_secret(text: str, secret: str | None, mask: str) -> str:
+    """``text`` with ``secret`` replaced by ``mask``, also where a server echoed it
+    escaped for JSON (``\\/``) or for a URL (``%2F``). Keys shorter than 8
+    characters are left alone: they would blank out ordinary words."""
+    if not secret or len(secret) < 8:
+        return text
+    escaped = json.dumps(secret)[1:-1]
+    for spelling in {secret, escaped, escaped.replace("/", "\\/"), quote(secret, safe="")}:
+        text = text.replace(spelling, mask)
+    return text
 
 
 def retry_after(response: Any) -> float | None:

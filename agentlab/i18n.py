@@ -76,6 +76,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "脚本化服务没有 {path} 这个接口",
         "the scripted service has no {path}",
     ),
+    "scripted.bad_turn": (
+        "脚本化模型的策略返回了 {got}，不是一个回合：用 say(...)、call(...)、HttpError(...) "
+        "或 Hang(...)",
+        "the scripted policy returned {got}, not a turn: use say(...), call(...), "
+        "HttpError(...) or Hang(...)",
+    ),
     "scripted.needs_script": (
         "ScriptedClient 需要一个脚本：一串回合（turn），或者一个 policy 函数",
         "ScriptedClient needs a script: a list of turns or a policy",
@@ -85,6 +91,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "unknown scripted behaviour {name}; known: {known}",
     ),
     "scripted.bad_chunk_size": ("分块大小至少是 1", "chunk sizes must be at least 1"),
+    "replay.unreadable_body": (
+        "（{size} 字节的压缩或二进制回复，没有保存：在里面查不出密钥）",
+        "({size} bytes of compressed or binary reply, not kept: the key cannot be searched "
+        "for in it)",
+    ),
     "replay.needs_recording": (
         "ReplayClient 需要一份录制：文件路径，或已经读进来的 dict",
         "ReplayClient needs a recording: a path or a loaded dict",
@@ -482,6 +493,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "config.placeholder": (
         "{name} 还是 .env.example 里的占位内容",
         "{name} still holds the placeholder from .env.example",
+    ),
+    "config.bad_key": (
+        "{name} 里有空格或看不见的字符（常见于复制粘贴）：重新复制一次密钥",
+        "{name} holds a space or an invisible character (often from copy and paste): copy the "
+        "key again",
     ),
     "config.bad_url": (
         "{name} 必须是 http(s) 开头、以 /v1 之类结尾的 URL",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import httpx2
 import pytest
@@ -17,9 +18,9 @@ from .conftest import SEED_QUESTION, plain_client, write_csv
 
 
 def run(client, data_dir=None, task=SEED_QUESTION, max_steps=MAX_STEPS, **options):
-    return run_agent(
-        task, client=client, tools=sales_tools(data_dir), budget=Budget(max_steps), **options
-    )
+    limits = {"max_tool_output_chars": options.pop("max_tool_output_chars", 8000)}
+    budget = Budget(max_steps, **limits)
+    return run_agent(task, client=client, tools=sales_tools(data_dir), budget=budget, **options)
 
 
 def test_honest_analyst_completes_with_the_numbers_the_tool_returned():
@@ -46,6 +47,17 @@ def test_the_answer_follows_the_csv(data_dir):
     assert "键盘，为 19900" in result.answer
     assert "19979" in result.answer
     assert "4495" not in result.answer
+
+
+@pytest.mark.parametrize("limit", [200, 400])
+def test_a_cut_off_result_is_said_to_be_cut_not_blamed_on_the_model(data_dir, limit):
+    rows = "".join(f"类别{i},{i % 5 + 1},{10 + i}\n" for i in range(40))
+    write_csv(data_dir, "sales.csv", "category,quantity,unit_price\n" + rows)
+    result = run(scripted("honest_analyst"), data_dir, max_tool_output_chars=limit)
+    assert result.stop_reason == "answered", result.warnings
+    assert "截断" in result.answer and "row_count = 40" in result.answer  # what it did see
+    seen = result.messages[-2]["content"]  # the cut tool result, as the model received it
+    assert all(number in seen for number in re.findall(r"\d{3,}", result.answer))
 
 
 def test_missing_file_is_a_tool_error_without_numbers():

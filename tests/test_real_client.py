@@ -86,6 +86,12 @@ def test_from_env_builds_a_client_from_an_env_file(no_env_file, monkeypatch):
             "placeholder",
         ),
         (f"LLM_API_KEY={SECRET}\nLLM_BASE_URL=ftp://x\nLLM_MODEL=m\n", "http(s) URL"),
+        (f"LLM_API_KEY={SECRET}\nLLM_BASE_URL=https://\nLLM_MODEL=m\n", "http(s) URL"),
+        (f"LLM_API_KEY={SECRET}\u200b\nLLM_BASE_URL=https://x/v1\nLLM_MODEL=m\n", "invisible"),
+        (
+            f"LLM_API_KEY={SECRET[:4]} {SECRET[4:]}\nLLM_BASE_URL=https://x/v1\nLLM_MODEL=m\n",
+            "a space",
+        ),
         (
             f"DASHSCOPE_API_KEY={SECRET}\nMODEL_BASE_URL=https://YOUR_WORKSPACE_ID.x/v1\nMODEL_NAME=m\n",
             "placeholder",

@@ -10,8 +10,10 @@ same run, byte for byte. Divergent replays say which request differs and where.
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx2
 import openai
@@ -311,3 +313,62 @@ def test_a_corpus_transcript_replays_keyless_from_the_package_data():
     assert result.outcome == "completed" and result.answer == "晴。"
     assert result.tool_results[0]["normalized_args"] == '{"location":"San Francisco"}'
     assert result.messages[2]["reasoning_content"] == "".join(shown).rstrip("\n")
+
+
+# -- the key, however a server echoes it back ---------------------------------------------
+
+ODD_KEY = "sk-canary/7f3a+91c2=d4e6"  # characters that JSON and URLs escape
+
+
+def _echoing(spelling: str) -> httpx2.MockTransport:
+    """A service that answers 401 with the key it was sent, spelled some way."""
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        key = request.headers["authorization"].removeprefix("Bearer ")
+        shown = {
+            "plain": key,
+            "slash": key.replace("/", "\\/"),
+            "url": quote(key, safe=""),
+        }.get(spelling, key)
+        body = json.dumps({"error": {"message": f"bad key {shown}"}}).replace("\\\\/", "\\/")
+        if spelling == "gzip":  # a server that ignores accept-encoding: identity
+            headers = {"content-type": "application/json", "content-encoding": "gzip"}
+            return httpx2.Response(401, content=gzip.compress(body.encode()), headers=headers)
+        return httpx2.Response(
+            401, content=body.encode(), headers={"content-type": "application/json"}
+        )
+
+    return httpx2.MockTransport(handle)
+
+
+@pytest.mark.parametrize("spelling", ["plain", "slash", "url", "gzip"])
+@pytest.mark.parametrize("as_function", [False, True])
+def test_no_spelling_of_the_key_reaches_the_file_the_warnings_or_the_trace(
+    tmp_path, spelling, as_function
+):
+    client = openai.OpenAI(
+        api_key=(lambda: ODD_KEY) if as_function else ODD_KEY,
+        base_url="https://example.invalid/v1",
+        max_retries=0,
+        http_client=httpx2.Client(transport=_echoing(spelling)),
+    )
+    path = tmp_path / "rec.json"
+    result = run_agent(
+        "hi",
+        client=recording(client, path),
+        tools=echo_tools(["f"]),
+        model="m",
+        on_text=None,
+        trace_dir=tmp_path / "runs",
+    )
+    assert result.outcome == "model_error"
+    stored = path.read_bytes()
+    kept = [
+        base64.b64decode(e["response"]["base64"])
+        for e in json.loads(stored)["exchanges"]
+        if "base64" in e["response"]
+    ]
+    seen = b"\n".join([stored, *(gzip.decompress(b) for b in kept)]).decode()
+    seen += "\n".join(result.warnings) + Path(result.trace_path).read_text(encoding="utf-8")
+    for form in (ODD_KEY, ODD_KEY.replace("/", "\\/"), quote(ODD_KEY, safe="")):
+        assert form not in seen

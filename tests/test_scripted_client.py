@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agentlab.clients import (
+    Hang,
     HttpError,
     Reply,
     ScriptedClient,
@@ -74,6 +75,15 @@ def test_a_raising_policy_is_a_server_error_not_a_crash():
 
     with pytest.raises(openai.InternalServerError, match="KeyError"):
         ScriptedClient(policy).chat.completions.create(model="m", messages=MESSAGES)
+
+
+@pytest.mark.parametrize("turn", ["答案", None, Hang(0.0, then="答案")])
+def test_a_policy_that_returns_no_turn_is_told_how_to_make_one(turn):
+    with pytest.raises(openai.InternalServerError, match=r"say\(\.\.\.\)") as info:
+        ScriptedClient(lambda conversation: turn).chat.completions.create(
+            model="m", messages=MESSAGES
+        )
+    assert ("str" if turn is not None else "NoneType") in str(info.value)
 
 
 def test_requests_are_recorded_with_messages_and_tools():

@@ -56,15 +56,35 @@ def honest_analyst(conversation: Conversation) -> Turn:
     return say(describe_sales(result["data"]))
 
 
+SALES_FIELDS = ("row_count", "top_category", "top_revenue", "revenue_by_category", "total_revenue")
+
+
 def describe_sales(data: dict) -> str:
-    """A Chinese summary built only from ``analyze_csv``'s data."""
-    per_category = "，".join(
-        f"{row['category']} {row['revenue']}" for row in data["revenue_by_category"]
-    )
+    """A Chinese summary built only from ``analyze_csv``'s data.
+
+    When the output was cut before the model saw it (``max_tool_output_chars``),
+    it says which parts it did not see instead of guessing them.
+    """
+    listed = data.get("revenue_by_category") or []
+    rows = [r for r in listed if isinstance(r, dict) and {"category", "revenue"} <= r.keys()]
+    per_category = "，".join(f"{row['category']} {row['revenue']}" for row in rows)
+    missing = [key for key in SALES_FIELDS if key not in data]
+    if not missing and len(rows) == len(listed):
+        return (
+            f"根据 analyze_csv 对 {data['row_count']} 行数据的计算："
+            f"销售额最高的类别是{data['top_category']}，为 {data['top_revenue']}；"
+            f"各类别销售额：{per_category}；总销售额为 {data['total_revenue']}。"
+        )
+    seen = [
+        f"{key} = {data[key]}"
+        for key in SALES_FIELDS
+        if key in data and key != "revenue_by_category"
+    ]
+    if per_category:
+        seen.append(f"能看到的类别销售额：{per_category}")
     return (
-        f"根据 analyze_csv 对 {data['row_count']} 行数据的计算："
-        f"销售额最高的类别是{data['top_category']}，为 {data['top_revenue']}；"
-        f"各类别销售额：{per_category}；总销售额为 {data['total_revenue']}。"
+        f"analyze_csv 的输出被截断了，我只看到一部分：{'；'.join(seen) or '没有可用的数字'}。"
+        f"其余部分（{'、'.join(missing) or '部分类别'}）我没有看到，不做猜测。"
     )
 
 

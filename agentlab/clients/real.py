@@ -34,6 +34,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from dotenv import dotenv_values, find_dotenv
 from dotenv.parser import parse_stream
@@ -198,7 +199,11 @@ def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
     model = (values.get(provider.model_var) or provider.default_model or "").strip()
     if provider.key_var and any(marker in key.lower() for marker in PLACEHOLDER_MARKERS):
         raise ModelConfigError(tr("config.placeholder", name=provider.key_var))
-    if not url.startswith(("http://", "https://")):
+    # A key pasted with a space or an invisible character fails only at the first request,
+    # as an encoding error: say so now (without showing the key).
+    if provider.key_var and not (key.isascii() and key.isprintable() and " " not in key):
+        raise ModelConfigError(tr("config.bad_key", name=provider.key_var))
+    if not url.startswith(("http://", "https://")) or not urlsplit(url).hostname:
         raise ModelConfigError(tr("config.bad_url", name=provider.url_var))
     if any(marker in url.upper() for marker in ("YOUR_", "REPLACE")):
         raise ModelConfigError(tr("config.placeholder", name=provider.url_var))

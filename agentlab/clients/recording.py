@@ -5,7 +5,12 @@ writes every exchange to ``path`` as it happens: each request's method, path
 and JSON body; each response's status, a few headers and its bytes. Nothing
 that authenticates is kept: request headers are never written (the key
 travels in ``Authorization``), nor is the query string, and the key is
-blanked out (``***``) wherever a body happens to hold it (a 401 may echo it).
+blanked out (``***``) wherever a body happens to hold it (a 401 may echo it),
+also escaped for JSON or a URL. The key is the one each request sends, so a
+key given as a function is found too. A reply that is not text (compressed
+although asked not to be) is kept byte for byte, unless it or what it
+inflates to holds the key: then only its size is written. Keys under 8
+characters are not blanked (they would blank ordinary words).
 
 ``ReplayClient(path)`` is an ``openai.OpenAI`` answered in process, like the
 scripted client (an ``httpx2.MockTransport``), with the recorded bytes,
@@ -41,6 +46,7 @@ import base64
 import json
 import os
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +55,7 @@ from typing import Any
 import httpx2
 from openai import OpenAI
 
+from ..failures import without_secret
 from ..i18n import tr
 
 FORMAT = "agentlab-recording/1"
@@ -77,6 +84,9 @@ class Recorder:
 
     def start(self, request: httpx2.Request) -> dict[str, Any]:
         """Note a request (its place in the file is kept even if it never ends)."""
+        sent = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if sent and not self.secret:  # e.g. a key given as a function, unknown until sent
+            self.secret = sent
         body = self.scrub(_json_or_text(request.content))
         exchange = {"request": {"method": request.method, "path": request.url.path, "body": body}}
         with self.lock:
@@ -97,18 +107,32 @@ class Recorder:
         record: dict[str, Any] = {"status": status, "headers": kept}
         try:
             record["text"] = self.scrub(raw.decode("utf-8"))
-        except UnicodeDecodeError:  # compressed or binary: kept exactly, not searchable
-            record["base64"] = base64.b64encode(raw).decode("ascii")
+        except UnicodeDecodeError:  # compressed or binary: kept exactly, unless it holds the key
+            if self.holds_secret(raw):
+                record["text"] = tr("replay.unreadable_body", size=len(raw))
+            else:
+                record["base64"] = base64.b64encode(raw).decode("ascii")
         if broken:
             record["broken"] = True  # the connection failed after these bytes
         return record
+
+    def holds_secret(self, raw: bytes) -> bool:
+        """Do these bytes, or what they inflate to (gzip, zlib), hold the key in any spelling?"""
+        if not self.secret or len(self.secret) < 8:
+            return False
+        try:
+            inflated = zlib.decompressobj(wbits=47).decompress(raw, 10_000_000)
+        except zlib.error:
+            inflated = b""
+        text = (raw + b"\n" + inflated).decode("utf-8", errors="replace")
+        return without_secret(text, self.secret, "") != text
 
     def scrub(self, value: Any) -> Any:
         """``value`` with the key blanked out of every string in it."""
         if not self.secret or len(self.secret) < 8:
             return value
         if isinstance(value, str):
-            return value.replace(self.secret, SCRUBBED)
+            return without_secret(value, self.secret, SCRUBBED)
         if isinstance(value, list):
             return [self.scrub(v) for v in value]
         if isinstance(value, dict):

@@ -31,7 +31,7 @@ import httpx2
 from openai import OpenAI
 
 from ..i18n import tr
-from .script import Conversation, Hang, HttpError, Policy, Turn, play_in_order
+from .script import Conversation, Hang, HttpError, Policy, Reply, Turn, play_in_order
 from .wire import Chunking, completion_body, error_body, prompt_tokens_sent, sse, stream_chunks
 
 SCRIPTED_BASE_URL = "http://scripted.agentlab.invalid/v1"
@@ -76,6 +76,8 @@ class ScriptedService:
         if isinstance(turn, Hang):
             time.sleep(turn.seconds)  # blocks this request only; the loop may give up on it
             turn = turn.then
+        if not isinstance(turn, Reply | HttpError):  # a script's bug, said as such
+            return _error(500, tr("scripted.bad_turn", got=type(turn).__name__))
         if isinstance(turn, HttpError):
             return _error(turn.status, turn.message)
         prompt = prompt_tokens_sent(request.content, body)
