@@ -76,6 +76,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "脚本化服务没有 {path} 这个接口",
         "the scripted service has no {path}",
     ),
+    "scripted.http_error": ("脚本化服务返回的 HTTP 错误", "scripted HTTP error"),
+    "scripted.late_answer": ("（一个迟到很久的回答）", "(a very late answer)"),
     "scripted.bad_turn": (
         "脚本化模型的策略返回了 {got}，不是一个回合：用 say(...)、call(...)、HttpError(...) "
         "或 Hang(...)",

@@ -22,6 +22,7 @@ from agentlab.clients import (
     say,
     scripted,
 )
+from agentlab.clients.behaviours import csv_named_in
 from agentlab.clients.wire import prompt_bytes_sent, prompt_tokens, prompt_tokens_sent
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
@@ -106,7 +107,9 @@ def test_policy_sees_the_conversation():
 
     client = ScriptedClient(policy)
     client.chat.completions.create(model="m", messages=[{"role": "user", "content": "任务"}])
-    assert seen == [("任务", 1)]
+    feedback = [{"role": "user", "content": "任务"}, {"role": "user", "content": "还没有完成"}]
+    client.chat.completions.create(model="m", messages=feedback)
+    assert seen == [("任务", 1), ("任务", 2)]  # the task, not the loop's later note
 
 
 def test_usage_follows_the_documented_estimate():
@@ -215,3 +218,10 @@ def test_usage_counts_chinese_text_and_tools_as_the_estimate_says():
         json.dumps(part, ensure_ascii=False, separators=(",", ":")) for part in (messages, tools)
     )
     assert response.usage.prompt_tokens == math.ceil(len(sent.encode("utf-8")) / 4)
+
+
+@pytest.mark.parametrize(
+    "question", ["分析 ./data/input/sales.csv", "分析 data/input/sales.csv", "看看 ./sales.csv"]
+)
+def test_the_analyst_finds_the_csv_however_the_path_starts(question):
+    assert csv_named_in(question) == "sales.csv"

@@ -26,12 +26,16 @@ FILE_NAME = re.compile(r"[\w\-./~]*\w\.[A-Za-z]\w*", re.ASCII)
 
 
 def csv_named_in(task: str, default: str | None = None) -> str | None:
-    """The CSV file a question names, relative to ``data/input/``."""
+    """The CSV file a question names, relative to ``data/input/``.
+
+    Only ASCII file names are recognised (``sales.csv``, not ``销售.csv``):
+    the scripted models read the question with a plain pattern, not a parser.
+    """
     match = CSV_NAME.search(task)
     if not match:
         return default
     name = match.group(0)
-    for prefix in ("data/input/", "input/", "./"):
+    for prefix in ("./", "data/input/", "input/"):  # ./data/input/x.csv -> x.csv
         name = name.removeprefix(prefix)
     return name
 

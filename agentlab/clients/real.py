@@ -10,7 +10,8 @@ provider    variables                                            defaults
 LLM         ``LLM_API_KEY``, ``LLM_BASE_URL``, ``LLM_MODEL``      none: any compatible service
 DashScope   ``DASHSCOPE_API_KEY``, ``MODEL_BASE_URL``,            none (the URL is per region)
             ``MODEL_NAME``
-DeepSeek    ``DEEPSEEK_API_KEY`` [``DEEPSEEK_MODEL``]              deepseek-chat on DeepSeek's API
+DeepSeek    ``DEEPSEEK_API_KEY`` [``DEEPSEEK_BASE_URL``,           deepseek-chat on DeepSeek's API
+            ``DEEPSEEK_MODEL``]
 Ollama      ``OLLAMA_MODEL`` [``OLLAMA_BASE_URL``]                 a local server, no key needed
 ==========  ===================================================  =============================
 
@@ -144,6 +145,8 @@ def from_env(env_file: str | Path | None = None, timeout: float = 60.0) -> OpenA
     Raises :class:`ModelConfigError` (a message saying which variable is
     missing or malformed, never its value) when nothing usable is set, or
     when ``AGENTLAB_OFFLINE`` is; the notebooks catch it and stay scripted.
+    The client does not carry the model's name: pass ``load_settings().model``
+    to ``run_agent(model=...)``, as chapter 04 does.
     """
     return load_settings(env_file).client(timeout=timeout)
 

@@ -180,7 +180,7 @@ class RecordingTransport(httpx2.BaseTransport):
 
     def __init__(self, inner: httpx2.BaseTransport, recorder: Recorder) -> None:
         self.inner, self.recorder = inner, recorder
-        self.owner: Any = None
+        self.keep_alive: Any = None
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         request.read()
@@ -239,7 +239,9 @@ def recording(
     original = getattr(client, "_client", None)
     inner = getattr(original, "_transport", None) or httpx2.HTTPTransport()
     transport = RecordingTransport(inner, recorder)
-    transport.owner = original  # it closes the shared connections once nothing uses them
+    # Hold on to the SDK's own HTTP client: once garbage-collected it would close the
+    # connections (the transport ``inner``) that this recording client now shares.
+    transport.keep_alive = original
     http = httpx2.Client(transport=transport, follow_redirects=True)
     return client.with_options(http_client=http)
 

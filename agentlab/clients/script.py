@@ -58,7 +58,7 @@ class HttpError:
     """The service answers this turn with an HTTP error instead of a reply."""
 
     status: int
-    message: str = "scripted HTTP error"
+    message: str = field(default_factory=lambda: tr("scripted.http_error"))
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class Hang:
     """
 
     seconds: float
-    then: Reply = Reply(content="(a very late answer)")
+    then: Reply = field(default_factory=lambda: Reply(content=tr("scripted.late_answer")))
 
 
 Turn = Reply | HttpError | Hang
@@ -97,8 +97,9 @@ class Conversation:
 
     @property
     def task(self) -> str:
-        """The most recent user message."""
-        for message in reversed(self.messages):
+        """The task: the first user message (later ones are the loop's own notes,
+        such as a completion check's "not done yet")."""
+        for message in self.messages:
             if message.get("role") == "user":
                 return content_text(message.get("content"))
         return ""

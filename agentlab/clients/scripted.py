@@ -131,10 +131,6 @@ class ScriptedClient(OpenAI):
     def requests(self) -> list[RecordedRequest]:
         return self.service.requests
 
-    @property
-    def chunking(self) -> Chunking:
-        return self.service.chunking
-
     def __repr__(self) -> str:
         return f"ScriptedClient({self.service.name!r}, requests={len(self.requests)})"
 
