@@ -837,7 +837,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{what}: still running when the check's time ran out (an endless loop? waiting for "
         "something that never comes?)",
     ),
-    "exercise.raised": ("{what} 时抛出了 {error}", "{what} raised {error}"),
+    "exercise.raised": ("{what}：抛出了 {error}", "{what} raised {error}"),
     "exercise.runaway": (
         "模型被请求了 {requests} 次还没停：没有步数上限",
         "the model was asked {requests} times and it still did not stop: there is no step cap",
@@ -1660,6 +1660,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "they read two different files",
     ),
     "exercise.03-repeat-key.reason.other_tool": ("工具不同", "the tools differ"),
+    "exercise.03-repeat-key.reason.parent_dir": (
+        "../secret.md 在上一层目录，和 secret.md 不是同一个文件",
+        "../secret.md is one folder up: not the same file as secret.md",
+    ),
     "exercise.03-repeat-key.reason.types": (
         '数字 1 和字符串 "1" 不是同一个参数',
         'the number 1 and the string "1" are different arguments',

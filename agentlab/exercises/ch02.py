@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -349,7 +350,7 @@ def test_step_cap(loop):
     raise NotImplementedError("在这里写测试")
 '''
 
-# (the loop handed to the student's test, must the test pass?, catalog key when it misjudges)
+# (catalog key naming the loop, the loop handed to the student's test, must the test pass?)
 STUB_LOOPS = (
     ("correct", solutions.capped_loop, True),
     ("one_extra", wrong.capped_one_extra, False),
@@ -357,12 +358,21 @@ STUB_LOOPS = (
 )
 
 
+def _unnamed(loop: Callable[..., Any]) -> Callable[..., Any]:
+    """``loop`` under one name for every loop: a test must judge what it does."""
+
+    def loop_under_test(task: str, client: Any, tools: Any, max_steps: int) -> Any:
+        return loop(task, client, tools, max_steps)
+
+    return loop_under_test
+
+
 def check_stub_test(answer: Any) -> Verdict:
     need_callable(answer, "test_step_cap")
     for key, loop, should_pass in STUB_LOOPS:
         what = tr(f"exercise.02-stub-test.loop.{key}")
         try:
-            run_student(answer, loop, what=what)
+            run_student(answer, _unnamed(loop), what=what)
             test_passed = True
         except Judged as judged:
             if judged.verdict.status != "wrong":

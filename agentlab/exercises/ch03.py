@@ -85,6 +85,12 @@ REPEAT_PAIRS = (
         ("list_dir", '{"rel_path": "a.md"}'),
         False,
     ),
+    (
+        "parent_dir",
+        ("read_text", '{"rel_path": "../secret.md"}'),
+        ("read_text", '{"rel_path": "secret.md"}'),
+        False,
+    ),
     ("types", ("do_step", '{"n": 1}'), ("do_step", '{"n": "1"}'), False),
     (
         "not_a_path",

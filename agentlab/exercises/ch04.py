@@ -56,6 +56,7 @@ CLASSIFY_PROBES: tuple[int | str, ...] = (
     500,
     503,
     408,
+    409,
     401,
     403,
     400,
@@ -197,11 +198,13 @@ def _check_done_when(answer: Any, box: Path) -> Verdict:
         return wrong_verdict(tr("exercise.04-done-when.trusts_answer"))
     if not isinstance(got, str) or not got.strip():
         return wrong_verdict(tr("exercise.04-done-when.no_reason", got=shown(got)))
-    report.write_text(f"# 销售报告\n总销售额 {total - 692}\n", encoding="utf-8")
-    if verdict_for("写好了") is True:
-        return wrong_verdict(
-            tr("exercise.04-done-when.wrong_total", wrong=total - 692, total=total)
-        )
+    # a wrong total, and one that merely contains the right one (96920 holds 9692)
+    for wrong_total in (total - 692, total * 10):
+        report.write_text(f"# 销售报告\n总销售额 {wrong_total}\n", encoding="utf-8")
+        if verdict_for("写好了") is True:
+            return wrong_verdict(
+                tr("exercise.04-done-when.wrong_total", wrong=wrong_total, total=total)
+            )
     report.write_text(f"# 销售报告\n总销售额 {total}\n", encoding="utf-8")
     got = verdict_for("写好了")
     if got is not True:

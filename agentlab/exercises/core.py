@@ -51,7 +51,7 @@ ERROR = "error"  # the check itself failed: shown to the student as "not right",
 
 @dataclass(frozen=True)
 class Verdict:
-    """What a check concluded: ``status`` (passed / not_done / wrong) and why."""
+    """What a check concluded: ``status`` (passed / not_done / wrong / error) and why."""
 
     status: str
     detail: str

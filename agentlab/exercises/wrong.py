@@ -551,8 +551,13 @@ def stub_test_expects_every_reply(loop):
     assert len(stub.requests) == 100, "the stub's 100 replies should all be used"
 
 
+def stub_test_checks_the_name(loop):
+    assert loop.__name__ == "capped_loop"  # tells the reference apart by name, tests nothing
+
+
 STUB_TEST = (
     Wrong("asserts only the ending: misses one request too many", stub_test_checks_only_ending),
+    Wrong("checks the loop's name, not what it does", stub_test_checks_the_name),
     Wrong("asserts only the request count: misses a lying ending", stub_test_checks_only_requests),
     Wrong("expects all 100 replies used: fails the correct loop", stub_test_expects_every_reply),
 )
@@ -594,12 +599,26 @@ def key_strips_every_dot_slash(name, arguments_json):
     return f"{name}:{json.dumps(parsed, sort_keys=True, ensure_ascii=False)}"
 
 
+def key_lstrips_dots(name, arguments_json):
+    try:
+        parsed = json.loads(arguments_json or "{}")
+    except json.JSONDecodeError:
+        return f"{name}:{arguments_json}"
+    if isinstance(parsed, dict):  # lstrip("./") eats "../" too: one folder up is lost
+        parsed = {
+            k: v.lstrip("./") if isinstance(v, str) and k.endswith("path") else v
+            for k, v in parsed.items()
+        }
+    return f"{name}:{json.dumps(parsed, sort_keys=True, ensure_ascii=False)}"
+
+
 REPEAT_KEY = (
     Wrong("raw argument text: whitespace makes a new call", key_raw_text),
     Wrong("json.dumps without sort_keys: key order makes a new call", key_unsorted),
     Wrong("paths not normalised: ./sales.csv is a new call", key_without_paths),
     Wrong("tool name only: different files look like repeats", key_name_only),
     Wrong("strips ./ from every string, not only paths", key_strips_every_dot_slash),
+    Wrong("lstrip('./'): ../secret.md and secret.md look the same", key_lstrips_dots),
 )
 
 
@@ -761,7 +780,7 @@ PREDICT_ABANDON = (
 
 def class_forgets_permission(failure):
     if isinstance(failure, int):
-        return "transient" if failure in (408, 429) or failure >= 500 else "invalid_input"
+        return "transient" if failure in (408, 409, 429) or failure >= 500 else "invalid_input"
     return solutions.error_class(failure)
 
 
@@ -791,8 +810,13 @@ def class_unknown_is_transient(failure):
     return solutions.error_class(failure)
 
 
+def class_409_as_input(failure):
+    return "invalid_input" if failure == 409 else solutions.error_class(failure)
+
+
 CLASSIFY = (
     Wrong("401/403 as invalid input (forgets permission)", class_forgets_permission),
+    Wrong("409 (a conflict: try again) as invalid input", class_409_as_input),
     Wrong("only 429 is transient (5xx not retried)", class_only_429_transient),
     Wrong("failing tests as invalid input", class_logic_as_input),
     Wrong("unknown codes retried as transient", class_unknown_is_transient),
@@ -849,9 +873,19 @@ def done_when_existence_only(box, expected_total):
 def done_when_hard_coded(box, expected_total):
     def done_when(answer):
         report = box / "report.md"
-        if report.exists() and "总销售额 9692" in report.read_text(encoding="utf-8"):
+        if report.exists() and "总销售额 9692" in report.read_text(encoding="utf-8").splitlines():
             return True
         return "报告里没有总销售额 9692"
+
+    return done_when
+
+
+def done_when_substring(box, expected_total):
+    def done_when(answer):
+        report = box / "report.md"
+        if report.exists() and f"总销售额 {expected_total}" in report.read_text(encoding="utf-8"):
+            return True  # "总销售额 96920" contains it too
+        return f"报告里没有总销售额 {expected_total}"
 
     return done_when
 
@@ -861,6 +895,7 @@ DONE_WHEN = (
     Wrong("returns False without a reason", done_when_says_false),
     Wrong("checks only that the file exists", done_when_existence_only),
     Wrong("the total 9692 written into the check", done_when_hard_coded),
+    Wrong("the total found as a substring: 96920 passes", done_when_substring),
 )
 
 
