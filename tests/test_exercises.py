@@ -19,6 +19,7 @@ import time
 import pytest
 
 import agentlab.exercises as api
+import agentlab.tools.files as library_module
 from agentlab.exercises import CheckResult, check, exercises, hint, show
 from agentlab.exercises.__main__ import main, starter_answer
 from agentlab.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, judge, passed
@@ -337,3 +338,45 @@ def test_each_exercise_is_in_its_chapter_with_its_starter_and_its_check(exercise
     code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
     assert any(exercise.starter.strip() in source for source in code), "starter not in notebook"
     assert any(f'check("{exercise.id}", {exercise.answer_name})' in source for source in code)
+
+
+# -- 01-append-text: the library's writer, however it is reached ---------------------------
+
+def _through_the_module(registry, box):
+    def append_text(rel_path, text):
+        return library_module.append_text(box, rel_path, text)
+
+    return append_text
+
+
+def _through_an_inner_import(registry, box):
+    from agentlab.tools.files import append_text as library
+
+    def append_text(rel_path, text):
+        return library(box, rel_path, text)
+
+    return append_text
+
+
+def _own_code_with_write_text(registry, box):
+    from agentlab.tools import resolve_inside
+
+    def append_text(rel_path, text):
+        path = resolve_inside(box, rel_path)
+        path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+    return append_text
+
+
+@pytest.mark.parametrize(
+    "answer, flagged",
+    [
+        (_through_the_module, True),
+        (_through_an_inner_import, True),
+        (_own_code_with_write_text, False),
+    ],
+)
+def test_the_librarys_writer_is_found_however_it_is_reached(answer, flagged):
+    from agentlab.exercises.ch01 import _library_functions_used
+
+    assert bool(_library_functions_used(answer)) is flagged
