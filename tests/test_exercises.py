@@ -342,6 +342,7 @@ def test_each_exercise_is_in_its_chapter_with_its_starter_and_its_check(exercise
 
 # -- 01-append-text: the library's writer, however it is reached ---------------------------
 
+
 def _through_the_module(registry, box):
     def append_text(rel_path, text):
         return library_module.append_text(box, rel_path, text)
