@@ -1329,6 +1329,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "第 {n} 组里 {call} 的 {field} 拼出来是 {got}，应为 {expected}",
         "in set {n}, the {field} of {call} came out as {got}; it should be {expected}",
     ),
+    "exercise.01-fragments.what_late": (
+        "拼第 2 个调用的碎片先到的那一组",
+        "joining the set where the second call's pieces come first",
+    ),
+    "exercise.01-fragments.order": (
+        "第 2 个调用（index 1）的碎片先到时，你返回的调用依次是 {got}：要按 index 排序，"
+        "不是按到达的顺序",
+        "when the second call's (index 1) pieces come first you returned {got}: sort the "
+        "calls by index, not by arrival",
+    ),
     "exercise.01-fragments.passed": (
         "{n} 组交替到达的碎片都按 index 拼对了",
         "all {n} sets of interleaved fragments joined correctly by index",

@@ -473,6 +473,15 @@ def check_fragments(answer: Any) -> Verdict:
                             got=shown(mine.get(key)),
                         )
                     )
+    # The second call's pieces first: the list is still in index order, not arrival order.
+    reply, chunking = FRAGMENT_REPLIES[0]
+    late_first = sorted(stream_fragments(reply, chunking), key=lambda f: -(f["index"] or 0))
+    got = run_student(
+        answer, [dict(f) for f in late_first], what=tr("exercise.01-fragments.what_late")
+    )
+    names = [c.get("name") for c in got] if isinstance(got, list | tuple) else None
+    if names != [tc.name for tc in reply.tool_calls]:
+        return wrong_verdict(tr("exercise.01-fragments.order", got=shown(names)))
     return passed(tr("exercise.01-fragments.passed", n=len(FRAGMENT_REPLIES)))
 
 

@@ -350,8 +350,19 @@ def fragments_by_id(fragments):
     return list(calls.values())
 
 
+def fragments_in_arrival_order(fragments):
+    calls = {}
+    for piece in fragments:
+        slot = calls.setdefault(piece["index"], {"id": None, "name": None, "arguments": ""})
+        slot["id"] = slot["id"] or piece["id"]
+        slot["name"] = slot["name"] or piece["name"]
+        slot["arguments"] += piece["arguments"] or ""
+    return list(calls.values())  # in the order the calls first arrived, not by index
+
+
 FRAGMENTS = (
     Wrong("every fragment joined into one call", fragments_one_call),
+    Wrong("calls returned in arrival order, not by index", fragments_in_arrival_order),
     Wrong(
         "continuations appended to the newest call (breaks on interleaving)", fragments_to_last_call
     ),
