@@ -118,7 +118,7 @@ class Recorder:
 
     def holds_secret(self, raw: bytes) -> bool:
         """Do these bytes, or what they inflate to (gzip, zlib), hold the key in any spelling?"""
-        if not self.secret or len(self.secret) < 8:
+        if not self.secret:
             return False
         try:
             inflated = zlib.decompressobj(wbits=47).decompress(raw, 10_000_000)
@@ -128,8 +128,8 @@ class Recorder:
         return without_secret(text, self.secret, "") != text
 
     def scrub(self, value: Any) -> Any:
-        """``value`` with the key blanked out of every string in it."""
-        if not self.secret or len(self.secret) < 8:
+        """``value`` with the key blanked out of every string in it (see :func:`without_secret`)."""
+        if not self.secret:
             return value
         if isinstance(value, str):
             return without_secret(value, self.secret, SCRUBBED)

@@ -704,25 +704,15 @@ class DeadlineGoesNegative:
         return run_within(work, self.left(), name)
 
 
-class DeadlineNeverStopsWaiting:
-    def __init__(self, seconds, clock=time.monotonic):
-        self.seconds, self.clock = seconds, clock
-        self.at = clock() + seconds
-
-    def left(self):
-        return max(0.0, self.at - self.clock())
+class DeadlineNeverStopsWaiting(solutions.SharedDeadline):
+    """The reference, but run() ignores the time left."""
 
     def run(self, work, name):
         return work()  # the time left is computed, then never used
 
 
-class DeadlineRunGetsWholeBudget:
-    def __init__(self, seconds, clock=time.monotonic):
-        self.seconds, self.clock = seconds, clock
-        self.at = clock() + seconds
-
-    def left(self):
-        return max(0.0, self.at - self.clock())
+class DeadlineRunGetsWholeBudget(solutions.SharedDeadline):
+    """The reference, but run() hands the work the whole budget."""
 
     def run(self, work, name):
         return run_within(work, self.seconds, name)  # left() is right, and never used here
