@@ -13,7 +13,8 @@ Not every failure deserves a retry. Four classes, four reactions:
 class           examples                              the loop
 ==============  ====================================  ==================================
 transient       timeouts, HTTP 429 and 5xx,           model requests are retried with
-                connection errors                     backoff up to ``max_retries``
+                connection errors, a service          backoff up to ``max_retries``
+                failing mid-reply
 invalid_input   bad arguments, file not found,        fed back to the model, which
                 unknown tool, bad CSV                 should change its approach
 permission      sandbox refusal, a denied action      stops the run (``policy_denied``)
@@ -27,6 +28,11 @@ Only *model requests* are retried by the loop (how long to wait is
 to the model like any other error: the model may call again, and the repeat
 and no-progress guards bound how often.
 
+A model request can also fail inside a reply that arrived: an error event in
+a stream, an error body sent with HTTP 200, or a ``finish_reason`` such as
+``content_filter`` (:data:`FINISH_FAILURES`). Running out of credit
+(``insufficient_quota``) comes as a 429 but is not retried.
+
 Tool error codes are mapped by :data:`TOOL_ERROR_CLASSES`; a code not listed
 is treated as ``invalid_input`` (feed it back, do not retry). Retrying a
 permission refusal or a failing test is the most common way to burn budget.
@@ -35,6 +41,7 @@ permission refusal or a failing test is the most common way to burn budget.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -50,10 +57,16 @@ from .i18n import tr
 class ModelFailure:
     """The request failed; ``message`` says how, without any secret."""
 
-    kind: str  # "http_status" | "connection" | "timeout" | "bad_reply"
+    kind: str
+    """``http_status``, ``connection``, ``timeout``, ``bad_reply``; ``stream_error``
+    (an error event inside a stream), ``error_body`` (a 200 reply holding only an
+    error), ``service_error`` or ``blocked`` (what its ``finish_reason`` said)."""
     message: str
     status_code: int | None = None
+    """The HTTP status, or for ``error_body`` the numeric code the body gave."""
     retry_after: float | None = None  # seconds the service asked us to wait, if it did
+    code: str | None = None
+    """The error's own name, when its body gave one (``insufficient_quota``)."""
 
 
 def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
@@ -61,16 +74,29 @@ def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
     message, in case a service echoes it back in an error."""
     if isinstance(exc, openai.APIStatusError):
         failure = ModelFailure(
-            "http_status", _status_message(exc), exc.status_code, retry_after(exc.response)
+            "http_status",
+            _status_message(exc),
+            exc.status_code,
+            retry_after(exc.response),
+            error_code(exc.body),
         )
     elif isinstance(exc, openai.APITimeoutError):
         failure = ModelFailure("timeout", tr("model.timed_out"))
     elif isinstance(exc, openai.APIConnectionError):
         failure = ModelFailure("connection", tr("model.unreachable", error=exc))
+    elif type(exc) is openai.APIError and exc.body is not None:
+        # The SDK raises a bare APIError for an error event inside a stream
+        # (OpenRouter: the upstream provider broke off after the reply began).
+        detail = error_detail(exc.body) or exc.message
+        failure = ModelFailure(
+            "stream_error", tr("model.stream_error", detail=detail), code=error_code(exc.body)
+        )
     else:
         failure = ModelFailure(
             "bad_reply", tr("model.bad_reply", error=f"{type(exc).__name__}: {exc}")
         )
+    if failure.code in NOT_RETRIED_CODES:
+        failure = replace(failure, message=failure.message + tr("model.check_quota"))
     hidden = without_secret(failure.message, secret, "***")
     return failure if hidden == failure.message else replace(failure, message=hidden)
 
@@ -111,17 +137,60 @@ def _status_message(exc: openai.APIStatusError) -> str:
     )
 
 
+MAX_DETAIL_CHARS = 1000
+"""An explanation longer than this is cut: a gateway's HTML page can run to pages."""
+HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+HTML_TAG = re.compile(r"<[^>]*>")
+
+
 def error_detail(body: Any) -> str | None:
     """The explanation in an error body, whatever its shape: ``{"message"}``
     (vLLM), ``{"error": {"message"}}`` (OpenAI, DeepSeek), ``{"error": "..."}``,
-    or a list of those (Gemini's OpenAI-compatible endpoint)."""
+    a list of those (Gemini's OpenAI-compatible endpoint), or a gateway's
+    HTML page (its title). OpenRouter's upstream reason, which it keeps in
+    ``metadata.raw``, is added to its own generic message."""
     if isinstance(body, str):
-        return body.strip() or None
+        return _readable(body)
     if isinstance(body, list):
         return next((d for d in map(error_detail, body) if d), None)
-    if isinstance(body, dict):
-        return error_detail(body.get("message")) or error_detail(body.get("error"))
-    return None
+    if not isinstance(body, dict):
+        return None
+    detail = error_detail(body.get("message")) or error_detail(body.get("error"))
+    metadata = body.get("metadata")
+    if detail and isinstance(metadata, dict) and metadata.get("raw"):
+        upstream = error_detail(_json_or_text(metadata["raw"]))
+        provider = metadata.get("provider_name")
+        if upstream:
+            detail += f" ({provider}: {upstream})" if provider else f" ({upstream})"
+    return detail
+
+
+def error_code(body: Any) -> str | None:
+    """The error's name in its body (``code``, else ``type``), if it is text."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return None
+    return next((v for v in (error.get("code"), error.get("type")) if isinstance(v, str)), None)
+
+
+def _readable(text: str) -> str | None:
+    """Text fit for a one-line message: an HTML page's title (or its text), cut short."""
+    text = text.strip()
+    if text[:200].lower().startswith(("<!doctype", "<html", "<head", "<body")):
+        title = HTML_TITLE.search(text)
+        text = " ".join((title.group(1) if title else HTML_TAG.sub(" ", text)).split())
+    if len(text) > MAX_DETAIL_CHARS:
+        text = text[:MAX_DETAIL_CHARS] + "…"
+    return text or None
+
+
+def _json_or_text(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
 
 
 TOOL_ERROR_CLASSES = {
@@ -135,6 +204,19 @@ TOOL_ERROR_CLASSES = {
     "TESTS_FAILED": "logic",
 }
 TRANSIENT_STATUS = frozenset({408, 409, 429})
+NOT_RETRIED_CODES = frozenset({"insufficient_quota"})
+"""Out of credit: OpenAI sends it with a 429, but no retry will help."""
+
+FINISH_FAILURES = {
+    "content_filter": "blocked",  # OpenAI, Azure: the provider's moderation stopped the reply
+    "sensitive": "blocked",  # Zhipu: 内容被安全审核接口拦截
+    "insufficient_system_resource": "service_error",  # DeepSeek: out of capacity mid-reply
+    "network_error": "service_error",  # Zhipu: 模型推理异常
+    "error": "service_error",  # OpenRouter, Mistral: the upstream failed
+}
+"""A ``finish_reason`` that says the reply did not end well, and what kind of
+failure that is. Documented values only: the providers' API references."""
+KNOWN_FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "function_call"})
 
 
 def tool_error_class(code: str | None) -> str:
@@ -144,8 +226,12 @@ def tool_error_class(code: str | None) -> str:
 
 def model_failure_class(failure: ModelFailure) -> str:
     """Transient failures are worth another attempt; the rest are not."""
-    if failure.kind in ("timeout", "connection"):
+    if failure.code in NOT_RETRIED_CODES:
+        return "permission"  # the account may not use the service now
+    if failure.kind in ("timeout", "connection", "stream_error", "service_error"):
         return "transient"
+    if failure.kind == "blocked":
+        return "invalid_input"  # the same request would be blocked again
     status = failure.status_code or 0
     if status in TRANSIENT_STATUS or status >= 500:
         return "transient"

@@ -360,6 +360,48 @@ CATALOG: dict[str, tuple[str, str]] = {
         "（服务拒绝了凭据：请检查 .env 里的 API Key）",
         " (the service refused the credentials: check the API key in .env)",
     ),
+    "model.stream_error": (
+        "模型服务在回复途中报错：{detail}",
+        "the model service failed partway through its reply: {detail}",
+    ),
+    "model.error_body": (
+        "模型服务的回复里只有一个错误：{detail}",
+        "the model service replied with an error only: {detail}",
+    ),
+    "model.check_quota": (
+        "（账户额度或余额用完了：请检查服务商控制台里的套餐和账单，重试没有用）",
+        " (the account is out of credit or quota: check the plan and billing in the "
+        "provider's console; retrying will not help)",
+    ),
+    "model.finish_blocked": (
+        "服务商的内容审核拦下了这次回复（finish_reason={reason}）",
+        "the provider's content moderation blocked this reply (finish_reason={reason})",
+    ),
+    "model.finish_service_error": (
+        "模型服务没能生成完这次回复（finish_reason={reason}）",
+        "the model service failed to finish this reply (finish_reason={reason})",
+    ),
+    "model.call_as_text": (
+        "模型把工具调用写成了普通文字（<tool_call>…），服务没有把它转成 tool_calls："
+        "请检查服务是否开启了工具调用解析（例如 vLLM 的 --enable-auto-tool-choice 和 "
+        "--tool-call-parser，或 Ollama 里这个模型的模板是否支持工具）",
+        "the model wrote its tool call as plain text (<tool_call>…) and the service did not "
+        "turn it into tool_calls: check that the server parses tool calls (vLLM: "
+        "--enable-auto-tool-choice and --tool-call-parser; Ollama: a model template with tools)",
+    ),
+    "model.empty_stream": (
+        "流式回复里什么也没有：没有文字、没有工具调用，也没有结束原因",
+        "the streamed reply held nothing: no text, no tool calls, no finish_reason",
+    ),
+    "model.no_finish_reason": (
+        "流式回复没有说明为什么结束（没有 finish_reason）：连接可能中途断了，回答可能不完整",
+        "the streamed reply never said why it ended (no finish_reason): the connection may "
+        "have closed early and the answer may be incomplete",
+    ),
+    "model.unknown_finish_reason": (
+        "模型服务给出了一个不认识的结束原因 finish_reason={reason}：回答可能不完整",
+        "the model service gave an unknown finish_reason={reason}: the answer may be incomplete",
+    ),
     "model.wait_too_long": (
         "模型请求失败：{detail}；服务要求等待 {wait} 秒后再重试",
         "model request failed: {detail}; the service asked to wait {wait} s before retrying",

@@ -15,6 +15,10 @@ services add to it (``tests/providers/`` keeps their recorded replies):
   :func:`kept_fields` keeps every field we do not know, so that
   ``ModelTurn.as_message`` can send it back exactly as it came.
 - the deprecated ``function_call`` (one call, no id) instead of ``tool_calls``.
+- a tool call written as **text** (``<tool_call>{"name": ...}</tool_call>``
+  in ``content``, Hermes/Qwen style): what Ollama or vLLM send when the
+  server does not turn the model's call into ``tool_calls``
+  (:data:`TOOL_CALL_AS_TEXT`; the decide phase refuses such a reply).
 
 ``request.py`` and ``streaming.py`` call in here only when a reply has one of
 these, so a plain reply never enters this module. It reads; it does not
@@ -32,6 +36,7 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 FRAMING = frozenset({"index"})
 """Position markers (a delta's or a call's place in a list): not content, never sent back."""
 THINK_BLOCK = re.compile(r"\s*<think>(.*?)(?:</think>|\Z)(.*)", re.DOTALL)
+TOOL_CALL_AS_TEXT = re.compile(r"\s*<tool_call>")
 
 
 def kept_fields(model: Any) -> dict[str, Any]:

@@ -19,6 +19,12 @@ rather than ``client.chat.completions.create``: the same bytes on the wire
 history on every call, which made a 200-step run ~20x slower
 (``benchmarks/README.md`` tells the story, with figures).
 
+A reply that arrives can still be a failure: a ``finish_reason`` saying the
+service failed or its moderation stopped the reply
+(``failures.FINISH_FAILURES``), a tool call written as text
+(``quirks.TOOL_CALL_AS_TEXT``), a stream with nothing in it, or a body with
+only an ``error``.
+
 It does not execute tools or enforce any budget. The only stops it makes
 are its own phase's: ``deadline`` when the run's time runs out during a
 request, ``model_error`` when the model cannot be used.
@@ -38,7 +44,16 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from . import quirks
 from .deadline import TimedOut, run_within
-from .failures import ModelFailure, failure_from, model_failure_class
+from .failures import (
+    FINISH_FAILURES,
+    KNOWN_FINISH_REASONS,
+    ModelFailure,
+    error_code,
+    error_detail,
+    failure_from,
+    model_failure_class,
+    without_secret,
+)
 from .i18n import tr
 from .result import RunState, Stop
 from .retry import retry_wait
@@ -182,6 +197,8 @@ def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> Mod
         run.warn(note)
     if turn.finish_reason == "length" and not turn.calls:  # cut-off calls stop the run (loop.py)
         run.warn(tr("model.cut_off"))
+    elif turn.finish_reason is not None and turn.finish_reason not in KNOWN_FINISH_REASONS:
+        run.warn(tr("model.unknown_finish_reason", reason=turn.finish_reason))
     turn = _with_usable_ids(turn, run)
     _trace_attempt(
         run,
@@ -246,18 +263,48 @@ def request_turn(
     keeps the tool-call fragments."""
     try:
         reply = post_chat(client, request_body(model, messages, tools, stream), timeout)
-        if not stream:
-            return turn_from_completion(reply)
-        with reply:
-            s = read_stream(reply, on_text, on_reasoning)
-        calls = [CallRequest(c.id, c.name, c.arguments) for c in s.calls]
-        turn = make_turn(s.content, calls, s.usage, s.finish_reason, s.fragments, s.reasoning)
-        if s.extra or s.notes or any(c.extra for c in s.calls):
-            call_fields = tuple(c.extra for c in s.calls)
-            return replace(turn, extra=s.extra, notes=s.notes, call_fields=call_fields)
-        return turn
+        if stream:
+            turn = _streamed_turn(reply, on_text, on_reasoning)
+        else:
+            turn = turn_from_completion(reply)
     except Exception as exc:  # whatever the service or its reply does, the run survives
         return failure_from(exc, secret=getattr(client, "api_key", None))
+    failure = turn if isinstance(turn, ModelFailure) else _failed_ending(turn)
+    if failure is None:
+        return turn
+    hidden = without_secret(failure.message, getattr(client, "api_key", None), "***")
+    return replace(failure, message=hidden)
+
+
+def _streamed_turn(
+    reply: Any, on_text: Callable[[str], None] | None, on_reasoning: Callable[[str], None] | None
+) -> ModelTurn | ModelFailure:
+    with reply:
+        s = read_stream(reply, on_text, on_reasoning)
+    if s.content is None and s.reasoning is None and not s.calls and s.finish_reason is None:
+        # nothing arrived: an empty body, only [DONE], or a page that is not SSE at all
+        return ModelFailure("bad_reply", tr("model.empty_stream"))
+    calls = [CallRequest(c.id, c.name, c.arguments) for c in s.calls]
+    turn = make_turn(s.content, calls, s.usage, s.finish_reason, s.fragments, s.reasoning)
+    notes = s.notes
+    if s.finish_reason is None and not calls:  # e.g. the connection closed mid-answer
+        notes += (tr("model.no_finish_reason"),)
+    if s.extra or notes or any(c.extra for c in s.calls):
+        call_fields = tuple(c.extra for c in s.calls)
+        return replace(turn, extra=s.extra, notes=notes, call_fields=call_fields)
+    return turn
+
+
+def _failed_ending(turn: ModelTurn) -> ModelFailure | None:
+    """A reply that arrived but must not count as an answer: its ``finish_reason``
+    says the service failed or refused, or it holds a tool call written as text."""
+    kind = FINISH_FAILURES.get(turn.finish_reason or "")
+    if kind is not None:
+        key = "model.finish_blocked" if kind == "blocked" else "model.finish_service_error"
+        return ModelFailure(kind, tr(key, reason=turn.finish_reason))
+    if not turn.calls and turn.content and quirks.TOOL_CALL_AS_TEXT.match(turn.content):
+        return ModelFailure("bad_reply", tr("model.call_as_text"))
+    return None
 
 
 def request_body(
@@ -295,6 +342,9 @@ def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
     """Read text, reasoning, tool calls and usage out of a parsed ``ChatCompletion``."""
     choices = getattr(response, "choices", None)
     if not choices:
+        error = (getattr(response, "model_extra", None) or {}).get("error")
+        if error:  # OpenRouter: a failure after the reply began still comes as HTTP 200
+            return _error_in_body(error)
         return ModelFailure("bad_reply", tr("model.no_choices"))
     message = choices[0].message
     tool_calls = message.tool_calls or []
@@ -311,6 +361,16 @@ def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
     call_fields = tuple(quirks.kept_fields(tc) for tc in tool_calls) if tool_calls else ()
     turn = make_turn(content, calls, usage, finish_reason, (), reasoning)
     return replace(turn, extra=extra, notes=notes, call_fields=call_fields)
+
+
+def _error_in_body(error: Any) -> ModelFailure:
+    """A reply holding only ``{"error": ...}``; its numeric code counts as a status."""
+    code = error.get("code") if isinstance(error, dict) else None
+    status = code if isinstance(code, int) and not isinstance(code, bool) else None
+    detail = error_detail(error) or tr("model.no_choices")
+    return ModelFailure(
+        "error_body", tr("model.error_body", detail=detail), status, code=error_code(error)
+    )
 
 
 def _plain(message: Any, tool_calls: list[Any]) -> bool:

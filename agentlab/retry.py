@@ -1,13 +1,14 @@
 """Retrying a failed model request: whether to, and how long to wait first.
 
-Only transient failures (timeouts, connection errors, HTTP 408/409/429/5xx)
-are worth another attempt, and only ``budget.max_retries`` times. The wait
-is ``retry_backoff_s`` doubled on every attempt (0.2 s, 0.4 s, 0.8 s, …), or
-what the service asked for with ``Retry-After`` / ``retry-after-ms`` if that
-is longer. The wait comes out of the run's one deadline: a wait that cannot
-end before the deadline stops the run at once (``deadline``) instead of
-sleeping until it; a service asking for more than a minute is treated as a
-failed request (``model_error``).
+Only transient failures (timeouts, connection errors, HTTP 408/409/429/5xx,
+a service failing mid-reply) are worth another attempt, and only
+``budget.max_retries`` times. The wait is ``retry_backoff_s`` doubled on
+every attempt (0.2 s, 0.4 s, 0.8 s, …), or what the service asked for with
+``Retry-After`` / ``retry-after-ms`` if that is longer. The wait comes out
+of the run's one deadline: a wait that cannot end before the deadline stops
+the run at once (``deadline``) instead of sleeping until it; a service
+asking for more than a minute is treated as a failed request
+(``model_error``).
 
 This module only decides; the decide phase (``request.py``) counts the
 attempts, sleeps and asks again.
@@ -43,7 +44,7 @@ def retry_wait(
     if kind != "transient" or attempt >= budget.max_retries:
         attempts = tr("model.attempts", n=attempt + 1) if attempt else ""
         message = tr("model.failed", kind=kind, attempts=attempts, detail=failure.message)
-        if kind == "permission":
+        if failure.status_code in (401, 403):
             message += tr("model.check_key")
         return Stop("model_error", message)
     wait = max(budget.retry_backoff_s * 2**attempt, failure.retry_after or 0.0)

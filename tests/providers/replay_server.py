@@ -45,6 +45,9 @@ def canned(transcript: dict[str, Any]) -> Canned:
     response = transcript["response"]
     if transcript["stream"]:
         return Canned(response["status"], "text/event-stream", response["sse"].encode("utf-8"))
+    if isinstance(response["body"], str):  # not JSON: e.g. a gateway's HTML page
+        kind = response.get("headers", {}).get("content-type", "text/plain")
+        return Canned(response["status"], kind, response["body"].encode("utf-8"))
     body = json.dumps(response["body"], ensure_ascii=False).encode("utf-8")
     return Canned(response["status"], "application/json", body)
 

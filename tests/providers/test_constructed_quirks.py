@@ -556,3 +556,98 @@ def test_a_finish_reason_in_a_chunk_without_delta_still_counts():
     del final["choices"][0]["delta"]
     body = sse(chunk({"content": "the answer is"}), final)
     assert turn_of(body).finish_reason == "length"
+
+
+# -- replies that end badly (documented values, constructed replies) -------------------
+
+
+def run_with(*replies: dict | bytes, stream: bool = False, retries: int = 0) -> RunResult:
+    return run_agent(
+        "说说销售额",
+        client=plain_client(service(*replies)),
+        tools=Recorder().registry("x"),
+        stream=stream,
+        on_text=None,
+        trace_dir=False,
+        budget=Budget(max_retries=retries, retry_backoff_s=0.01),
+    )
+
+
+def ending(finish: str, stream: bool) -> dict | bytes:
+    """A text reply that ends with ``finish``, plain or streamed."""
+    if stream:
+        return sse(chunk({"role": "assistant", "content": "销售额是"}), chunk(finish=finish))
+    return completion({"role": "assistant", "content": "销售额是"}, finish)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize("finish", ["content_filter", "sensitive"])
+def test_a_reply_the_providers_moderation_stopped_is_not_an_answer(finish, stream):
+    """OpenAI's and Zhipu's API references (docs.bigmodel.cn, 推理终止原因: "'sensitive'
+    表示内容被安全审核接口拦截"): the text is cut where the filter struck. Not retried:
+    the same request would be blocked again."""
+    result = run_with(ending(finish, stream), ANSWER, stream=stream, retries=2)
+    assert (result.stop_reason, result.outcome, result.model_requests) == (
+        "model_error",
+        "model_error",
+        1,
+    )
+    assert tr("model.finish_blocked", reason=finish) in result.warnings[-1]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+@pytest.mark.parametrize("finish", ["insufficient_system_resource", "network_error", "error"])
+def test_a_reply_the_service_failed_to_finish_is_retried(finish, stream):
+    """DeepSeek's API reference (insufficient_system_resource), Zhipu's (network_error:
+    模型推理异常), OpenRouter's (error): the service broke off; asking again may work."""
+    answer = sse(chunk({"role": "assistant", "content": "好了"}), chunk(finish="stop"))
+    then = answer if stream else ANSWER
+    result = run_with(ending(finish, stream), then, stream=stream, retries=1)
+    assert (result.outcome, result.answer, result.model_requests) == ("completed", "好了", 2)
+    alone = run_with(ending(finish, stream), stream=stream)
+    assert alone.stop_reason == "model_error" and "transient" in alone.warnings[-1]
+    assert tr("model.finish_service_error", reason=finish) in alone.warnings[-1]
+
+
+def test_an_unknown_finish_reason_is_an_answer_with_a_warning():
+    result = run_with(completion({"role": "assistant", "content": "好了"}, "eos"))
+    assert (result.outcome, result.answer) == ("completed", "好了")
+    assert tr("model.unknown_finish_reason", reason="eos") in result.warnings
+
+
+def test_a_stream_that_stops_without_a_finish_reason_is_flagged():
+    """A proxy closing the stream cleanly after the upstream reset (tetsuo-ai/agenc-core
+    PR 2492): text but no finish_reason, no [DONE]."""
+    cut = "".join(
+        f"data: {json.dumps(c, ensure_ascii=False)}\n\n"
+        for c in [chunk({"role": "assistant", "content": "销售额最高的是"})]
+    ).encode()
+    result = run_with(cut, stream=True)
+    assert result.answer == "销售额最高的是"
+    assert tr("model.no_finish_reason") in result.warnings
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"", b"data: [DONE]\n\n", b'{"error": {"message": "overloaded"}}', b"<html>502</html>"],
+    ids=["empty", "only-done", "json", "html"],
+)
+def test_a_stream_with_nothing_in_it_is_not_an_answer(body):
+    """HTTP 200 to a streamed request, but no chunk at all: nothing was answered."""
+    result = run_with(body, stream=True)
+    assert (result.stop_reason, result.outcome) == ("model_error", "model_error")
+    assert tr("model.empty_stream") in result.warnings[-1]
+
+
+def test_an_error_body_with_http_200_counts_its_own_code():
+    """OpenRouter's error docs: once a reply has begun "the returned HTTP response
+    status will be 200 and any error ... will be emitted in the response body". The
+    body is OpenRouter's recorded 429 (openrouter/provider-error-429-rate-limited-upstream),
+    sent with 200 here."""
+    body = {"error": {"message": "Provider returned error", "code": 429}}
+    body["error"]["metadata"] = {"raw": "temporarily rate-limited upstream", "provider_name": "X"}
+    result = run_with(body, ANSWER, retries=1)
+    assert (result.outcome, result.model_requests) == ("completed", 2)
+    alone = run_with(body)
+    assert "Provider returned error (X: temporarily rate-limited upstream)" in alone.warnings[-1]
+    assert tr("model.error_body", detail="") in alone.warnings[-1]

@@ -35,8 +35,14 @@ HERE = Path(__file__).parent
 
 FILES = sorted((COURSE_DATA_DIR / "providers").glob("*/*.json"))
 CORPUS = {f"{f.parent.name}/{f.stem}": json.loads(f.read_text(encoding="utf-8")) for f in FILES}
-REPLIES = [name for name, t in CORPUS.items() if "error" not in t["expect"]]
 ERRORS = [name for name, t in CORPUS.items() if "error" in t["expect"]]
+# Replies that arrive but must not count as an answer (a tool call written as text).
+UNUSABLE = [
+    name
+    for name, t in CORPUS.items()
+    if "error" not in t["expect"] and t["expect"].get("stop_reason", "answered") != "answered"
+]
+REPLIES = [name for name in CORPUS if name not in ERRORS and name not in UNUSABLE]
 # The recorded answer that followed a recorded tool call, where the corpus has it.
 RECORDED_AFTER = {
     "gemini-openai/gemini-2.5-pro-tool-call": "gemini-openai/gemini-2.5-pro-after-tool",
@@ -201,25 +207,107 @@ def test_deepseek_thinking_follow_up_has_the_shape_deepseek_accepted():
     assert ours[0]["content"] == t["expect"]["content"]
 
 
-@pytest.mark.parametrize("name", ERRORS)
-def test_an_error_ends_the_run_with_the_providers_explanation(name):
-    t = CORPUS[name]
+def explanation_in(t: dict) -> str:
+    """The words of a recorded error a student must see: its message, or a page's title."""
+    if t["stream"]:
+        lines = t["response"]["sse"].splitlines()
+        chunks = [line[6:] for line in lines if line.startswith("data: {")]
+        return next(json.loads(c)["error"]["message"] for c in chunks if '"error"' in c)
     body = t["response"]["body"]
+    if isinstance(body, str):
+        return re.search(r"<title>(.*?)</title>", body).group(1)
     first = body[0] if isinstance(body, list) else body
-    explanation = (first.get("error") or first)["message"]
-    with TranscriptServer([canned(t)]) as server:
+    return (first.get("error") or first)["message"]
+
+
+def run_once(t: dict, retries: int = 0, then: Any = None) -> tuple[Any, TranscriptServer]:
+    """The transcript as the first reply of a run; ``then`` (if given) answers a retry."""
+    replies = [canned(t)] + ([then] if then else [])
+    with TranscriptServer(replies) as server:
         result = run_agent(
             TASK,
             client=client_for(server),
             tools=echo_tools(["x"]),
-            model=t["model"],
+            model=t["model"] or "m",
+            stream=t["stream"],
             on_text=None,
             trace_dir=False,
+            budget=Budget(max_retries=retries, retry_backoff_s=0.01, max_seconds=20),
         )
+    return result, server
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_an_error_ends_the_run_with_the_providers_explanation(name):
+    t = CORPUS[name]
+    result, _ = run_once(t)
     assert (result.stop_reason, result.outcome) == ("model_error", "model_error")
-    assert result.model_requests == 1  # a 400 is not worth another attempt
-    assert explanation in result.warnings[-1]
-    assert str(t["expect"]["error"]["status"]) in result.warnings[-1]
+    assert result.model_requests == 1  # no retries were asked for
+    assert explanation_in(t) in result.warnings[-1]
+    assert [m["role"] for m in result.messages] == ["system", "user"]  # the history is kept
+    if not t["stream"]:
+        assert str(t["expect"]["error"]["status"]) in result.warnings[-1]
+
+
+@pytest.mark.parametrize("name", UNUSABLE)
+def test_a_reply_that_is_no_answer_ends_the_run_with_model_error(name):
+    """Ollama sending its tool call as ``<tool_call>`` text: no tool ran, and the
+    student is told to switch on the server's tool-call parsing."""
+    t = CORPUS[name]
+    result, server = run_once(t, retries=2)
+    assert (result.stop_reason, result.outcome) == (t["expect"]["stop_reason"], "model_error")
+    assert len(server.requests) == 1 and result.tool_calls == 0  # asking again would not help
+    assert "<tool_call>" in result.warnings[-1] and "tool_calls" in result.warnings[-1]
+    assert result.answer is None or not result.answer.startswith("<tool_call>")
+
+
+def test_openrouter_errors_show_the_upstream_providers_own_reason():
+    bad_request = run_once(CORPUS["openrouter/provider-error-400-upstream-raw"])[0]
+    upstream = "Response input messages must contain the word 'json'"
+    assert f"Provider returned error (OpenAI: {upstream}" in bad_request.warnings[-1]
+    rate_limited = run_once(CORPUS["openrouter/provider-error-429-rate-limited-upstream"])[0]
+    assert (
+        "(BaseTen: z-ai/glm-5.3-flash is temporarily rate-limited upstream."
+        in (rate_limited.warnings[-1])
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "openrouter/provider-error-429-rate-limited-upstream",
+        "openrouter/mid-stream-error-documented",
+        "gateway/nginx-502-html",
+    ],
+)
+def test_transient_failures_are_retried_and_the_run_goes_on(name):
+    t = CORPUS[name]
+    result, server = run_once(t, retries=1, then=final_answer(CLOSING))
+    assert (result.outcome, result.answer, len(server.requests)) == ("completed", CLOSING, 2)
+    assert result.model_requests == 2
+
+
+def test_out_of_credit_is_not_retried_and_says_to_check_billing():
+    """A 429 like a rate limit, but ``insufficient_quota``: waiting will not help."""
+    t = CORPUS["openai/insufficient-quota-429"]
+    result, server = run_once(t, retries=3, then=final_answer(CLOSING))
+    assert (result.stop_reason, len(server.requests)) == ("model_error", 1)
+    assert "insufficient_quota" not in result.warnings[-1]  # the message, not the code, is shown
+    assert "You exceeded your current quota" in result.warnings[-1]
+    assert "账户额度或余额用完了" in result.warnings[-1]
+
+
+def test_a_gateway_page_is_named_by_its_title_not_pasted_whole():
+    result = run_once(CORPUS["gateway/nginx-502-html"])[0]
+    assert "HTTP 502：502 Bad Gateway" in result.warnings[-1]
+    assert "<" not in result.warnings[-1] and "beacon" not in result.warnings[-1]
+
+
+def test_a_mid_stream_error_names_the_provider_not_the_sdk():
+    result = run_once(CORPUS["openrouter/mid-stream-error-documented"])[0]
+    assert "Provider disconnected" in result.warnings[-1]
+    assert "APIError" not in result.warnings[-1]
+    assert "transient" in result.warnings[-1]  # the failure's class, as every model error shows
 
 
 def test_gemini_list_error_body_is_explained_not_just_numbered():
