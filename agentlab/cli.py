@@ -306,9 +306,9 @@ def command_demo(args: argparse.Namespace) -> int:
                 tr("cli.col.scenario"): scenario.name,
                 tr("cli.col.steps"): result.steps,
                 tr("cli.col.requests"): result.model_requests,
-                "outcome": result.outcome,
-                "stop_reason": result.stop_reason,
-                "phase": result.phase or "",
+                tr("report.col.outcome"): result.outcome,
+                tr("report.col.stop_reason"): result.stop_reason,
+                tr("report.col.phase"): result.phase or "",
             }
         )
     # East Asian width: a Chinese character takes two columns in a terminal.

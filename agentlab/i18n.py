@@ -109,6 +109,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     # -- tools/registry.py: whitelist, argument check, running a call --
     "registry.no_tools": ("（没有）", "(none)"),
     "registry.none": ("无", "none"),
+    "registry.duplicate_tool": (
+        "已经注册过名为 {name!r} 的工具",
+        "a tool named {name!r} is already registered",
+    ),
     "registry.unknown_tool": (
         "没有名为 {name!r} 的工具；白名单里的工具：{allowed}",
         "no tool named {name!r}; allowed tools: {allowed}",
@@ -457,6 +461,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "sandbox.outside": ("{path} 指向允许的目录之外", "{path} leads outside the allowed folder"),
     "sandbox.empty": ("路径必须是非空的相对路径", "the path must be a non-empty relative path"),
     "sandbox.nul": ("路径里有 NUL 字节", "the path contains a NUL byte"),
+    "sandbox.not_text": (
+        "路径里有无法写成 UTF-8 的字符（孤立的代理码位，例如 JSON 转义 \\ud800）",
+        "the path holds a character with no UTF-8 form (a lone surrogate, e.g. the JSON "
+        "escape \\ud800)",
+    ),
     "sandbox.backslash": (
         "请用 '/' 作分隔符，不允许反斜杠",
         "use '/' as the separator; backslashes are not allowed",
@@ -475,7 +484,18 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "csv.empty_file": ("文件是空的", "the file is empty"),
     "csv.no_rows": ("CSV 只有表头，没有数据行", "the CSV has a header but no data rows"),
-    "csv.missing_columns": ("缺少列：{columns}", "missing column(s): {columns}"),
+    "csv.missing_columns": (
+        "缺少列：{columns}（文件的表头是：{header}）",
+        "missing column(s): {columns} (the file's header is: {header})",
+    ),
+    "csv.repeated_columns": (
+        "列 {columns} 在表头里出现了不止一次，不知道该用哪一列",
+        "column(s) {columns} appear more than once in the header: which one to use is unclear",
+    ),
+    "csv.count_too_long": (
+        "{column} 的数字超过 {digits} 位，不像是真实的数量或单价",
+        "{column} has more than {digits} digits: not a plausible quantity or price",
+    ),
     "csv.bad_row": ("第 {line} 行：{problem}", "line {line}: {problem}"),
     "csv.not_utf8": ("文件不是 UTF-8 文本", "the file is not UTF-8 text"),
     "csv.unreadable": ("无法读取 CSV：{error}", "could not read the CSV: {error}"),
@@ -486,6 +506,26 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{column} must be a non-negative integer, got {value}",
     ),
     # -- tools/files.py --
+    "files.names_not_text": (
+        "还有 {n} 个文件的名字不是合法的 UTF-8 文本（例如在 Windows 上用 GBK 编码的"
+        "压缩包解出来的），没有列出：工具打不开它们，请先改名",
+        "{n} more file(s) have names that are not valid UTF-8 text (for example unzipped "
+        "from a GBK-encoded Windows archive) and are not listed: no tool can open them; "
+        "rename them first",
+    ),
+    "files.text_not_text": (
+        "要写入的文字里有无法写成 UTF-8 的字符（孤立的代理码位，例如 JSON 转义 \\ud83d）",
+        "the text holds a character with no UTF-8 form (a lone surrogate, e.g. the JSON "
+        "escape \\ud83d)",
+    ),
+    "files.sandbox_not_a_folder": (
+        "沙盒 {path!r} 不是一个目录",
+        "the sandbox {path!r} is not a folder",
+    ),
+    "files.unknown_tools": (
+        "没有这些文件工具：{names}（可用的有：{known}）",
+        "no such file tool(s): {names} (available: {known})",
+    ),
     "files.no_folder": ("沙盒里没有名为 {name} 的目录", "no folder named {name} in the sandbox"),
     "files.no_file": ("沙盒里没有名为 {name} 的文件", "no file named {name} in the sandbox"),
     "files.not_utf8": ("{name} 不是 UTF-8 文本", "{name} is not UTF-8 text"),
@@ -544,8 +584,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "key again",
     ),
     "config.bad_url": (
-        "{name} 必须是 http(s) 开头、以 /v1 之类结尾的 URL",
-        "{name} must be an http(s) URL ending in /v1 or similar",
+        "{name} 必须是 http(s) 开头、写明主机名的 URL（端口在 1–65535 之间，不含空格），"
+        "通常以 /v1 之类结尾",
+        "{name} must be an http(s) URL naming a host (a port from 1 to 65535, no spaces), "
+        "usually ending in /v1 or similar",
     ),
     # -- cli.py: agentlab run | demo | sweep --
     "cli.description": (
@@ -653,28 +695,31 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{wasted})",
     ),
     # -- the course's codes and what they mean (chapter 02's glossary, legends, badges) --
-    "term.completed": ("正常完成", "completed"),
+    "term.completed": ("正常完成", "answered, no tool error left"),
     "term.tool_error": ("工具报错", "ended on a tool error"),
     "term.budget_exhausted": ("预算耗尽", "a budget ran out"),
     "term.model_error": ("模型服务失败", "the model service failed"),
     "term.invalid_task": ("任务无效", "invalid task"),
     "term.failed": ("失败", "failed"),
     "term.ok": ("成功", "succeeded"),
-    "term.error": ("出错", "failed"),
+    "term.error": ("出错", "returned an error"),
     "term.answered": ("模型给出了最终回答", "the model gave its final answer"),
     "term.policy_denied": ("被权限或策略拦截", "stopped by a permission or policy refusal"),
-    "term.max_steps": ("步数用完", "the step budget ran out"),
+    "term.max_steps": ("达到步数上限", "the step cap was reached"),
     "term.deadline": ("截止时间到了", "the deadline passed"),
-    "term.repeat_call": ("重复调用同一个工具", "the same call again and again"),
+    "term.repeat_call": (
+        "重复同一个调用（工具和参数都相同）",
+        "the same call (tool and arguments) again",
+    ),
     "term.no_progress": ("连续几步没有新进展", "several steps with nothing new"),
     "term.max_tokens": ("token 预算用完", "the token budget ran out"),
     "term.decide": ("模型决策", "the model request"),
     "term.tool": ("工具执行", "a tool execution"),
     "term.complete": ("完成检查", "the completion check"),
-    "term.transient": ("瞬时错误", "transient"),
+    "term.transient": ("瞬时错误", "a passing failure, worth retrying"),
     "term.invalid_input": ("参数错误", "invalid input"),
-    "term.permission": ("权限错误", "permission"),
-    "term.logic": ("逻辑错误", "logic"),
+    "term.permission": ("权限错误", "not permitted"),
+    "term.logic": ("逻辑错误", "the task is not done yet"),
     # -- report.py: tables and charts --
     "report.col.scenario": ("场景", "scenario"),
     "report.col.status": ("运行状态", "status"),

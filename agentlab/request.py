@@ -218,11 +218,13 @@ def _with_usable_ids(turn: ModelTurn, run: RunState) -> ModelTurn:
     """Give every tool call an id no earlier call in this run used.
 
     Each ``role: tool`` message must point at exactly one call. A service
-    that sends no id, or reuses one (some send ``call_0`` every turn), would
-    leave the history ambiguous, so such calls are renamed ``call_<step>_<i>``.
+    that sends no id, or reuses one (some send ``call_0`` every turn, or one
+    id for two calls of a turn), would leave the history ambiguous, so such
+    calls are renamed ``call_<step>_<i>``.
     """
-    if all(call.id and call.id not in run.call_ids for call in turn.calls):
-        run.call_ids.update(call.id for call in turn.calls)
+    ids = [call.id for call in turn.calls]
+    if all(ids) and len(set(ids)) == len(ids) and run.call_ids.isdisjoint(ids):
+        run.call_ids.update(ids)
         return turn  # the usual case: every id is new
     calls = list(turn.calls)
     for position, call in enumerate(calls):

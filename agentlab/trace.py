@@ -71,8 +71,15 @@ class Trace:
             trace.folder.mkdir(parents=True, exist_ok=True)
             # A rerun of the same task_id starts afresh: no full outputs of the run before.
             shutil.rmtree(trace.folder / "outputs", ignore_errors=True)
-            # Line-buffered: each event is on disk as soon as it is written.
-            trace._file = open(trace.folder / "trace.jsonl", "w", encoding="utf-8", buffering=1)
+            # Line-buffered: each event is on disk as soon as it is written. A lone
+            # surrogate (a model may send "\ud83d") is written as that JSON escape.
+            trace._file = open(
+                trace.folder / "trace.jsonl",
+                "w",
+                encoding="utf-8",
+                errors="backslashreplace",
+                buffering=1,
+            )
         except OSError as exc:
             trace._give_up(exc)
         return trace
@@ -110,7 +117,8 @@ class Trace:
             outputs = self.folder / "outputs"
             outputs.mkdir(exist_ok=True)
             path = outputs / f"{name}.json"
-            path.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+            text = json.dumps(result, ensure_ascii=False, indent=1)
+            path.write_text(text, encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
             self._give_up(exc)
             return None

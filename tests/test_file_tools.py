@@ -161,3 +161,40 @@ def test_nothing_outside_is_ever_created(sandbox, path):
     else:
         assert result["error"]["code"] in {"PATH_NOT_ALLOWED", "NOT_A_FILE", "WRITE_FAILED"}
     assert Path(sandbox.parent / "outside.txt").read_text(encoding="utf-8") == "secret"
+
+
+def test_a_lone_surrogate_in_a_path_or_text_is_refused_not_raised(sandbox):
+    """A model's JSON may hold "\\ud800": no UTF-8 form, so no file name and no text."""
+    tools = file_tools(sandbox)
+    for name, text in (("write_text", ', "text": "x"'), ("read_text", ""), ("list_dir", "")):
+        result = tools.call(name, '{"rel_path": "\\ud800.md"' + text + "}")
+        assert result["error"]["code"] == "PATH_NOT_ALLOWED", name
+        assert tr("sandbox.not_text") in result["error"]["message"]
+    result = tools.call("write_text", '{"rel_path": "a.md", "text": "好\\ud83d"}')
+    assert result["error"] == {"code": "INVALID_ARGUMENTS", "message": tr("files.text_not_text")}
+    assert not (sandbox / "a.md").exists()
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Windows file names are UTF-16, never undecodable")
+def test_a_file_name_that_is_not_utf8_is_left_out_of_the_listing_and_said_so(sandbox):
+    """What unzipping a Windows (GBK) archive leaves: Python reads such a name with
+    lone surrogates, which no tool call could name back."""
+    (sandbox / os.fsdecode("会议纪要.md".encode("gbk"))).write_text("y", encoding="utf-8")
+    data = call(file_tools(sandbox), "list_dir")["data"]
+    assert data == {"files": ["meeting.md"], "not_listed": tr("files.names_not_text", n=1)}
+
+
+def test_a_name_too_long_for_the_disk_is_a_structured_error_without_the_sandbox_path(sandbox):
+    tools, name = file_tools(sandbox), "n" * 300 + ".md"
+    for tool in ("write_text", "append_text", "list_dir", "read_text"):
+        result = call(tools, tool, rel_path=name, text="x")
+        assert result["status"] == "error", tool
+        assert result["error"]["code"] != "TOOL_EXCEPTION", tool
+        assert str(sandbox) not in json.dumps(result, ensure_ascii=False), tool
+
+
+def test_misused_file_tools_say_so_in_the_course_language(tmp_path):
+    with pytest.raises(ValueError, match="不是一个目录"):
+        file_tools(tmp_path / "missing")
+    with pytest.raises(ValueError, match="没有这些文件工具：rm"):
+        file_tools(tmp_path, names=("rm",))

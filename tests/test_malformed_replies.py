@@ -17,6 +17,7 @@ import pytest
 from agentlab import Budget, run_agent
 from agentlab.i18n import tr
 from agentlab.tools import Tool, ToolRegistry, ok
+from agentlab.trace import read_trace
 
 from .conftest import assert_well_formed, plain_client
 
@@ -108,6 +109,17 @@ def test_a_service_that_reuses_ids_every_turn_is_renamed_apart():
     same = fn("echo", '{"text": "a"}', id="call_0")
     result = run(tool_turn(same), tool_turn(same), ANSWER)
     assert result.steps == 3 and result.tool_calls == 2
+    assert_well_formed(result.messages)
+
+
+def test_two_calls_with_one_id_in_one_turn_are_told_apart():
+    """Each tool message must answer exactly one call, even when a service sends one
+    id for both calls of a turn."""
+    first, second = fn("echo", '{"text": "a"}', id="c1"), fn("echo", '{"text": "b"}', id="c1")
+    result = run(tool_turn(first, second), ANSWER)
+    ids = [r["call_id"] for r in result.tool_results]
+    assert len(set(ids)) == 2 and ids[0] == "c1"
+    assert tr("model.call_id_renamed", id="'c1'") in result.warnings
     assert_well_formed(result.messages)
 
 
@@ -228,3 +240,14 @@ def test_garbage_instead_of_json_is_a_structured_stop():
     result = run_agent("do it", client=client, tools=TOOLS, trace_dir=False)
     assert result.stop_reason == "model_error"
     assert len(result.messages) == 2
+
+
+def test_a_lone_surrogate_in_the_reply_keeps_the_run_and_its_trace(tmp_path):
+    """JSON may escape half an emoji ("\\ud83d"); no UTF-8 form, but the trace file
+    keeps it as that escape and the run returns."""
+    body = json.dumps(completion({"role": "assistant", "content": "好的\ud83d"}))
+    assert "\\ud83d" in body  # sent as the escape, as a service would
+    client = plain_client(lambda request: httpx2.Response(200, content=body.encode()))
+    result = run_agent("x", client=client, tools=TOOLS, on_text=None, trace_dir=tmp_path)
+    assert (result.outcome, result.answer) == ("completed", "好的\ud83d")
+    assert read_trace(result.trace_path)[-1]["answer"] == "好的\ud83d"

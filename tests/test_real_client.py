@@ -111,6 +111,19 @@ def test_bad_env_files_give_one_clear_line(no_env_file, text, fragment):
     assert SECRET not in str(info.value)
 
 
+@pytest.mark.parametrize(
+    "url",
+    ["https://api.example.com:99999/v1", "https://[::1/v1", "https://api.example.com /v1"],
+    ids=["port-out-of-range", "broken-ipv6", "space"],
+)
+def test_a_url_the_sdk_could_not_use_is_refused_when_configured(no_env_file, url):
+    """Each typo raised a bare ValueError somewhere (or failed at the first request)."""
+    environ = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": url, "LLM_MODEL": "m"}
+    with pytest.raises(ModelConfigError, match="LLM_BASE_URL") as info:
+        load_settings(environ=environ)
+    assert SECRET not in str(info.value)
+
+
 def test_undecodable_env_file(no_env_file):
     (no_env_file / ".env").write_bytes(b"LLM_MODEL=\xff\xfe\n")
     with pytest.raises(ModelConfigError, match="cannot read"):

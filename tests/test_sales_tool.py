@@ -97,6 +97,11 @@ def test_missing_file(data_dir):
         ("category,quantity,unit_price\n键盘,-1,1\n", "INVALID_ROW", "line 2"),
         ("category,quantity,unit_price\n键盘,1,abc\n", "INVALID_ROW", "unit_price"),
         ("category,quantity,unit_price\n键盘,1,2,3\n", "INVALID_ROW", "more fields"),
+        # a second quantity column: DictReader would keep the last one silently
+        ("category,quantity,unit_price,quantity\n键盘,1,2,3\n", "INVALID_CSV", "more than once"),
+        ("category;quantity;unit_price\n键盘;1;2\n", "INVALID_CSV", "header is: category;"),
+        ("\n\n\n", "EMPTY_CSV", "empty"),
+        ("category,quantity,unit_price\n键盘," + "9" * 5000 + ",2\n", "INVALID_ROW", "12 digits"),
     ],
 )
 def test_bad_csv_content(data_dir, text, code, where):

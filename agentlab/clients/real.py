@@ -196,6 +196,20 @@ def read_colab_secrets(names: Iterable[str]) -> dict[str, str]:
     return found
 
 
+def _usable_url(url: str) -> bool:
+    """``http(s)://`` with a host, a port in range and no spaces. ``urlsplit``
+    itself raises for some typos (``https://[::1/v1``), ``.port`` for others
+    (``:99999``): each would otherwise fail later, as a traceback."""
+    if not url.startswith(("http://", "https://")) or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (read only to check it)
+    except ValueError:
+        return False
+    return bool(parts.hostname)
+
+
 def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
     key = values[provider.key_var].strip() if provider.key_var else NO_KEY_NEEDED
     url = (values.get(provider.url_var) or provider.default_url or "").strip()
@@ -206,7 +220,7 @@ def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
     # as an encoding error: say so now (without showing the key).
     if provider.key_var and not (key.isascii() and key.isprintable() and " " not in key):
         raise ModelConfigError(tr("config.bad_key", name=provider.key_var))
-    if not url.startswith(("http://", "https://")) or not urlsplit(url).hostname:
+    if not _usable_url(url):
         raise ModelConfigError(tr("config.bad_url", name=provider.url_var))
     if any(marker in url.upper() for marker in ("YOUR_", "REPLACE")):
         raise ModelConfigError(tr("config.placeholder", name=provider.url_var))

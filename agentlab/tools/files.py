@@ -29,7 +29,14 @@ from pathlib import Path
 from ..i18n import tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
 from .sales import COURSE_DATA_DIR
-from .sandbox import is_regular_file, link_refusal, list_inside, open_inside, resolve_inside
+from .sandbox import (
+    is_regular_file,
+    is_text,
+    link_refusal,
+    list_inside,
+    open_inside,
+    resolve_inside,
+)
 
 MAX_READ_CHARS = 4000
 PATH_PARAM = {"type": "string", "description": "相对于沙盒根目录的路径，例如 notes.md"}
@@ -55,14 +62,18 @@ def list_dir(root: Path, rel_path: str = ".") -> ToolResult:
     folder = root.resolve() if rel_path in ("", ".") else resolve_inside(root, rel_path)
     if isinstance(folder, dict):
         return folder
-    if not folder.is_dir():
-        return error("FILE_NOT_FOUND", tr("files.no_folder", name=repr(rel_path)))
     try:
-        files = list_inside(root, folder)
-    except OSError as exc:
+        if not folder.is_dir():
+            return error("FILE_NOT_FOUND", tr("files.no_folder", name=repr(rel_path)))
+        found = list_inside(root, folder)
+    except OSError as exc:  # e.g. a name too long for this file system
         refused = link_refusal(exc, rel_path)
         return refused or error("FILE_NOT_FOUND", tr("files.no_folder", name=repr(rel_path)))
-    return ok({"files": files}, [rel_path])
+    files = [name for name in found if is_text(name)]  # other names no tool could open
+    data: dict = {"files": files}
+    if len(files) < len(found):
+        data["not_listed"] = tr("files.names_not_text", n=len(found) - len(files))
+    return ok(data, [rel_path])
 
 
 def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> ToolResult:
@@ -107,10 +118,12 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
     path = resolve_inside(root, rel_path)
     if isinstance(path, dict):
         return path
-    if path == root.resolve() or path.is_dir():
-        return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
+    if not is_text(text):  # a lone surrogate (a JSON escape like "\ud83d") has no UTF-8
+        return error("INVALID_ARGUMENTS", tr("files.text_not_text"), [rel_path])
     flags = os.O_WRONLY | os.O_CREAT | NO_WAIT | (os.O_APPEND if append else os.O_TRUNC)
     try:
+        if path == root.resolve() or path.is_dir():
+            return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
         fd = open_inside(root, path, flags, make_folders=True)
         if not is_regular_file(fd):  # a FIFO or a device under that name
             os.close(fd)
@@ -139,7 +152,7 @@ def file_tools(
     """A registry of the file tools in ``names``, all bound to ``sandbox``."""
     root = Path(sandbox)
     if not root.is_dir():
-        raise ValueError(f"the sandbox {str(root)!r} is not a folder")
+        raise ValueError(tr("files.sandbox_not_a_folder", path=str(root)))
     available = {
         "list_dir": Tool(
             "list_dir",
@@ -168,5 +181,6 @@ def file_tools(
     }
     unknown = set(names) - set(available)
     if unknown:
-        raise ValueError(f"unknown file tool(s): {', '.join(sorted(unknown))}")
+        names_given, known = ", ".join(sorted(unknown)), ", ".join(available)
+        raise ValueError(tr("files.unknown_tools", names=names_given, known=known))
     return ToolRegistry(available[name] for name in names)

@@ -135,7 +135,7 @@ class ToolRegistry:
 
     def register(self, tool: Tool) -> Tool:
         if tool.name in self._tools:
-            raise ValueError(f"a tool named {tool.name!r} is already registered")
+            raise ValueError(tr("registry.duplicate_tool", name=tool.name))
         self._tools[tool.name] = tool
         return tool
 

@@ -23,6 +23,7 @@ from .sandbox import is_regular_file, link_refusal, open_inside, resolve_inside
 
 REQUIRED_COLUMNS = ("category", "quantity", "unit_price")
 MAX_CSV_BYTES = 20 * 1024 * 1024  # a teaching tool; a bigger file is a mistake, not data
+MAX_COUNT_DIGITS = 12  # a quantity or price longer than this is a typo, not a sale
 # The teaching data (input/sales.csv, sandbox/meeting.md) is package data, so
 # it is found the same way from a checkout, an editable install or a wheel
 # installed anywhere. Read it, never write it: sandbox_copy() copies first.
@@ -56,12 +57,19 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
         # utf-8-sig reads files with and without a byte-order mark alike.
         with open(fd, encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
-            if reader.fieldnames is None:
+            if not reader.fieldnames:  # no bytes, or only blank lines
                 return error("EMPTY_CSV", tr("csv.empty_file"), source)
-            missing = [c for c in REQUIRED_COLUMNS if c not in reader.fieldnames]
+            header = reader.fieldnames
+            missing = [c for c in REQUIRED_COLUMNS if c not in header]
             if missing:
+                shown = ",".join(header)
+                shown = shown if len(shown) <= 120 else shown[:117] + "..."
+                message = tr("csv.missing_columns", columns=", ".join(missing), header=shown)
+                return error("INVALID_CSV", message, source)
+            twice = [c for c in REQUIRED_COLUMNS if header.count(c) > 1]
+            if twice:  # DictReader would silently keep the last one: never guess
                 return error(
-                    "INVALID_CSV", tr("csv.missing_columns", columns=", ".join(missing)), source
+                    "INVALID_CSV", tr("csv.repeated_columns", columns=", ".join(twice)), source
                 )
             revenue: dict[str, int] = {}
             rows = 0
@@ -106,7 +114,9 @@ def _row_problem(row: dict[str, str | None]) -> str | None:
     for column in ("quantity", "unit_price"):
         text = (row.get(column) or "").strip()
         if not (text.isascii() and text.isdigit()):
-            return tr("csv.not_a_count", column=column, value=repr(text))
+            return tr("csv.not_a_count", column=column, value=repr(text[:40]))
+        if len(text.lstrip("0")) > MAX_COUNT_DIGITS:
+            return tr("csv.count_too_long", column=column, digits=MAX_COUNT_DIGITS)
     return None
 
 

@@ -192,6 +192,8 @@ def _refuse(relative_path: object) -> str | None:
         return tr("sandbox.empty")
     if "\x00" in relative_path:
         return tr("sandbox.nul")
+    if not is_text(relative_path):
+        return tr("sandbox.not_text")
     if "\\" in relative_path:
         return tr("sandbox.backslash")
     posix = PurePosixPath(relative_path)
@@ -204,6 +206,17 @@ def _refuse(relative_path: object) -> str | None:
     if sys.platform == "win32" and _windows_trouble(posix):
         return tr("isolation.windows_name")
     return None
+
+
+def is_text(name: str) -> bool:
+    """Can ``name`` be written as UTF-8? Not with a lone surrogate: a JSON
+    escape like ``"\\ud800"``, or a file name in another encoding (a GBK name
+    from a Windows zip) as Python reads it."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _windows_trouble(path: PurePosixPath) -> bool:
