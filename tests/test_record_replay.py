@@ -22,7 +22,13 @@ import pytest
 from agentlab import Budget, run_agent
 from agentlab.cli import main
 from agentlab.clients import RecordingError, ReplayClient, recording
-from agentlab.clients.recording import FORMAT, Replayer, first_difference, load_recording
+from agentlab.clients.recording import (
+    FORMAT,
+    Divergence,
+    Replayer,
+    first_difference,
+    load_recording,
+)
 from agentlab.i18n import tr
 
 from .fault_server import FaultServer
@@ -178,6 +184,17 @@ def test_with_options_keeps_the_recording(recorded):
     path, _, _ = recorded
     client = ReplayClient(path).with_options(timeout=5)
     assert isinstance(client, ReplayClient) and run(client).outcome == "completed"
+
+
+def test_two_long_texts_are_shown_from_where_they_differ():
+    """A tool message recorded in English and replayed in Chinese: both start with the
+    same JSON, so showing their starts would hide the difference."""
+    start = '{"status": "error", "data": null, "source": ["input/sales_2023.csv"], '
+    diverged = Divergence(
+        2, "messages[3].content", start + '"x": "no such file"}', start + '"x": "没有这个文件"}'
+    )
+    assert "no such file" in diverged.message and "没有这个文件" in diverged.message
+    assert diverged.message.count("…") == 2
 
 
 def test_first_difference_names_the_first_place():

@@ -270,13 +270,26 @@ class Divergence:
 
     @property
     def message(self) -> str:
+        recorded, replayed = self.recorded, self.replayed
+        if isinstance(recorded, str) and isinstance(replayed, str):
+            recorded, replayed = _from_first_change(recorded, replayed)
         return tr(
             "replay.diverged",
             number=self.number,
             where=self.where,
-            recorded=_shown(self.recorded),
-            replayed=_shown(self.replayed),
+            recorded=_shown(recorded),
+            replayed=_shown(replayed),
         )
+
+
+def _from_first_change(recorded: str, replayed: str) -> tuple[str, str]:
+    """Two texts that start alike, cut to begin just before they differ: shown
+    from the start, both would be cut off before the difference."""
+    same = len(os.path.commonprefix([recorded, replayed]))
+    if same <= 40:
+        return recorded, replayed
+    start = same - 20
+    return "…" + recorded[start:], "…" + replayed[start:]
 
 
 def first_difference(recorded: Any, replayed: Any, where: str = "") -> tuple[str, Any, Any] | None:
