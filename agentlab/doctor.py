@@ -225,7 +225,7 @@ def check_packages(lock: Path | None, declared: list[str] | None = None) -> Find
 
 
 def listed(items: list[str]) -> str:
-    shown = "、".join(items[:MAX_LISTED])
+    shown = tr("list.sep").join(items[:MAX_LISTED])
     return shown + (
         tr("doctor.and_more", n=len(items) - MAX_LISTED) if len(items) > MAX_LISTED else ""
     )

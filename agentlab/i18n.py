@@ -63,6 +63,8 @@ def placeholders(template: str) -> set[str]:
 
 # key: (Chinese, English). Keys are grouped by the module that uses them.
 CATALOG: dict[str, tuple[str, str]] = {
+    # -- shared punctuation --
+    "list.sep": ("、", ", "),
     # -- clients/scripted.py, clients/script.py: the in-process "service" --
     "scripted.ran_out": (
         "脚本只准备了 {turns} 个回复，已经用完",
@@ -721,6 +723,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "term.permission": ("权限错误", "not permitted"),
     "term.logic": ("逻辑错误", "the task is not done yet"),
     # -- report.py: tables and charts --
+    "report.named_outcome": ("{name}（{outcome}）", "{name} ({outcome})"),
     "report.col.scenario": ("场景", "scenario"),
     "report.col.status": ("运行状态", "status"),
     "report.col.outcome": ("结局", "outcome"),

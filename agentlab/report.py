@@ -279,7 +279,7 @@ def plot_history_growth(
             ax.plot(
                 steps[-1:], totals[-1:], OUTCOME_MARKERS[run.outcome], color=colour, markersize=8
             )
-        handles[f"{name}（{outcome_label(run.outcome)}）"] = line
+        handles[tr("report.named_outcome", name=name, outcome=outcome_label(run.outcome))] = line
     if cap is not None:
         ax.axvline(cap, color=NEUTRAL, linestyle="--", linewidth=1)
         handles[tr("report.cap_line", cap=cap)] = Line2D([], [], color=NEUTRAL, linestyle="--")

@@ -84,7 +84,7 @@ def check_loop(answer: Any) -> Verdict:
         got = student_run(answer, scenario, "my_loop")
         compare(got, ref, scenario, ending)
         check_returned_messages(got.returned, ref, scenario, "my_loop")
-    names = "、".join(s.name for s in LOOP_SCENARIOS)
+    names = tr("list.sep").join(s.name for s in LOOP_SCENARIOS)
     return passed(tr("exercise.01-loop.passed", count=len(LOOP_SCENARIOS), names=names))
 
 

@@ -333,7 +333,7 @@ def _by_seed(answer: Any, seeds: tuple[int, ...]) -> dict[int, Any]:
             raise Judged(wrong_verdict(tr("exercise.predict.missing_keys", keys=seed)))
     unfilled = [str(s) for s, v in values.items() if v is Ellipsis]
     if unfilled:
-        raise Judged(not_done(tr("exercise.not_done.fields", fields="、".join(unfilled))))
+        raise Judged(not_done(tr("exercise.not_done.fields", fields=tr("list.sep").join(unfilled))))
     return values
 
 
@@ -368,10 +368,10 @@ def check_read_sweep(answer: Any) -> Verdict:
         return wrong_verdict(tr("exercise.need_dict", got=type_name(answer)))
     missing = [f for f in fields if f not in answer]
     if missing:
-        return wrong_verdict(tr("exercise.predict.missing_keys", keys="、".join(missing)))
+        return wrong_verdict(tr("exercise.predict.missing_keys", keys=tr("list.sep").join(missing)))
     unfilled = [f for f in fields if answer[f] is Ellipsis]
     if unfilled:
-        return not_done(tr("exercise.not_done.fields", fields="、".join(unfilled)))
+        return not_done(tr("exercise.not_done.fields", fields=tr("list.sep").join(unfilled)))
 
     at_8 = completion_at(CHAPTER_SEED, 8)
     got = answer["completion_at_8"]

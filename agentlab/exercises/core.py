@@ -367,11 +367,13 @@ def need_prediction(answer: Any, fields: list[str]) -> dict[str, Any]:
         raise Judged(wrong(tr("exercise.need_dict", got=type_name(answer))))
     missing = [f for f in fields if f not in answer]
     if missing:
-        raise Judged(wrong(tr("exercise.predict.missing_keys", keys="、".join(map(str, missing)))))
+        raise Judged(
+            wrong(tr("exercise.predict.missing_keys", keys=tr("list.sep").join(map(str, missing))))
+        )
     # only ... marks a blank: None can be a real prediction (e.g. no phase)
     unfilled = [str(f) for f in fields if answer[f] is Ellipsis]
     if unfilled:
-        raise Judged(not_done(tr("exercise.not_done.fields", fields="、".join(unfilled))))
+        raise Judged(not_done(tr("exercise.not_done.fields", fields=tr("list.sep").join(unfilled))))
     return answer
 
 

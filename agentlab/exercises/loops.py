@@ -283,7 +283,7 @@ def compare(
             raise fail("exercise.loop.too_few_requests", cap=cap, got=made)
         reply = ref.requests[made][len(ref.requests[made - 1]) :]  # what reply `made` added
         assistant = next((m for m in reply if m.get("role") == "assistant"), {})
-        names = "、".join(str(c["name"]) for c in assistant.get("tool_calls", []))
+        names = tr("list.sep").join(str(c["name"]) for c in assistant.get("tool_calls", []))
         if assistant.get("content"):
             raise fail("exercise.loop.stopped_on_content", k=made, names=names)
         raise fail("exercise.loop.stopped_early", k=made, names=names)
