@@ -284,6 +284,15 @@ CATALOG: dict[str, tuple[str, str]] = {
         "fold_after_steps must be a whole number of at least 1 (or None: no folding), "
         "got {value!r}",
     ),
+    "loop.bad_tools": (
+        "tools 必须是一个 ToolRegistry（例如 sales_tools() 或 ToolRegistry([...])），"
+        "收到的是 {type}",
+        "tools must be a ToolRegistry (e.g. sales_tools() or ToolRegistry([...])), not {type}",
+    ),
+    "loop.display_failed": (
+        "显示回调（on_text 或 on_reasoning）出错，之后不再调用它：{error}",
+        "a display callback (on_text or on_reasoning) raised and is no longer called: {error}",
+    ),
     "loop.bad_permission_errors": (
         "permission_errors 只能是 'stop' 或 'feed_back'，收到的是 {value!r}",
         "permission_errors must be 'stop' or 'feed_back', got {value!r}",

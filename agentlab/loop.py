@@ -88,6 +88,8 @@ def run_agent(
       event as it happens (one that raises is dropped, with a warning).
     """
     budget = budget or Budget()
+    if not isinstance(tools, ToolRegistry):
+        raise TypeError(tr("loop.bad_tools", type=type(tools).__name__))
     if permission_errors not in ("stop", "feed_back"):
         raise ValueError(tr("loop.bad_permission_errors", value=permission_errors))
     if fold_after_steps is not None and (

@@ -159,14 +159,18 @@ def _ask_in_time(
     # Set when the time runs out: an abandoned stream must stop printing. A plain
     # flag is enough (one thread writes it once, the other only reads it).
     given_up = False
+    broken: list[str] = []  # a display callback that raised: the caller's bug, not the model's
 
-    def show(text: str) -> None:
-        if on_text is not None and not given_up:
-            on_text(text)
+    def shown_by(callback: Callable[[str], None] | None) -> Callable[[str], None]:
+        def show(text: str) -> None:
+            if callback is None or given_up or broken:
+                return
+            try:
+                callback(text)
+            except Exception as exc:  # stop showing; the reply itself is still read
+                broken.append(f"{type(exc).__name__}: {exc}")
 
-    def show_reasoning(text: str) -> None:
-        if run.on_reasoning is not None and not given_up:
-            run.on_reasoning(text)
+        return show
 
     def ask() -> ModelTurn | ModelFailure:
         return request_turn(
@@ -176,15 +180,18 @@ def _ask_in_time(
             schemas,
             timeout=run.deadline.remaining(),
             stream=stream,
-            on_text=show,
-            on_reasoning=show_reasoning,
+            on_text=shown_by(on_text),
+            on_reasoning=shown_by(run.on_reasoning),
         )
 
     try:
-        return run_within(ask, run.deadline.remaining(), "decide")
+        reply = run_within(ask, run.deadline.remaining(), "decide")
     except TimedOut:
         given_up = True
         raise
+    if broken:
+        run.warn(tr("loop.display_failed", error=broken[0]))
+    return reply
 
 
 def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> ModelTurn:

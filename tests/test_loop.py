@@ -336,3 +336,26 @@ def test_a_full_disk_mid_run_is_a_warning_not_a_crash(tmp_path):
     )
     assert result.outcome == "completed" and result.trace_path is None
     assert any("full-disk" in w for w in result.warnings)
+
+
+def test_a_display_callback_that_raises_is_not_blamed_on_the_model():
+    """A student's printer failing is a warning; the run reads the reply and goes on."""
+
+    def broken_printer(text: str) -> None:
+        raise RuntimeError("printer on fire")
+
+    result = run_agent(
+        SEED_QUESTION,
+        client=scripted("honest_analyst"),
+        tools=sales_tools(),
+        stream=True,
+        on_text=broken_printer,
+        trace_dir=False,
+    )
+    assert result.outcome == "completed"
+    assert tr("loop.display_failed", error="RuntimeError: printer on fire") in result.warnings
+
+
+def test_tools_that_are_not_a_registry_are_refused_with_a_clear_message():
+    with pytest.raises(TypeError, match="ToolRegistry"):
+        run_agent("x", client=scripted("honest_analyst"), tools=None, trace_dir=False)
