@@ -33,7 +33,7 @@ from typing import Any
 
 from .budget import DEMO_MAX_STEPS, Budget
 from .clients import BEHAVIOURS, ModelConfigError, load_settings, scripted
-from .i18n import tr
+from .i18n import printable_output, tr
 from .loop import run_agent
 from .tools import file_tools, sales_tools, sandbox_copy
 
@@ -118,6 +118,7 @@ def build_parser() -> OneLineParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    printable_output()
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "run":

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import string
+import sys
 
 ENV_VAR = "AGENTLAB_LANG"
 LANGUAGES = ("zh", "en")
@@ -54,6 +55,21 @@ def tr(key: str, /, **fields: object) -> str:
     """
     zh, en = CATALOG[key]
     return (en if language() == "en" else zh).format(**fields)
+
+
+def printable_output() -> None:
+    """Let a command print Chinese wherever its output goes.
+
+    A Windows pipe or redirect uses the locale's code page, and cp1252
+    cannot encode Chinese: such a stream is switched to UTF-8 instead of
+    crashing at the first message. GBK and UTF-8 streams are left alone.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "中文".encode(getattr(stream, "encoding", None) or "utf-8")
+        except (UnicodeEncodeError, LookupError):
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(encoding="utf-8")
 
 
 def placeholders(template: str) -> set[str]:

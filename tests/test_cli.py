@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 from unicodedata import east_asian_width
@@ -134,3 +136,18 @@ def test_python_dash_m_and_help_text():
         check=True,
     ).stdout
     assert "--caps" in out and tr("cli.sweep.seed") in out
+
+
+@pytest.mark.parametrize("module", ["agentlab", "agentlab.exercises"])
+def test_output_that_cannot_take_chinese_gets_utf8_instead_of_a_crash(module):
+    """A Windows pipe or redirect on a Western locale is cp1252; the commands
+    switched such output to UTF-8 rather than raising UnicodeEncodeError."""
+    command = "demo" if module == "agentlab" else "list"
+    done = subprocess.run(
+        [sys.executable, "-m", module, command],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "cp1252", "AGENTLAB_LANG": "zh"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert re.search("[\u4e00-\u9fff]", done.stdout.decode("utf-8"))  # Chinese, as UTF-8

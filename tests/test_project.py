@@ -25,7 +25,7 @@ def environment_yml() -> tuple[set[str], set[str]]:
     """The conda and the pip requirements environment.yml lists."""
     import yaml  # comes with jupyterlab's dependencies
 
-    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    env = yaml.safe_load((REPO / "environment.yml").read_text(encoding="utf-8"))
     conda, pip = set(), set()
     for dep in env["dependencies"]:
         if isinstance(dep, dict):
@@ -39,14 +39,15 @@ def locked_versions() -> dict[str, str]:
     return {
         name.lower().replace("_", "-"): version
         for name, _, version in (
-            line.partition("==") for line in (REPO / "requirements.lock").read_text().splitlines()
+            line.partition("==")
+            for line in (REPO / "requirements.lock").read_text(encoding="utf-8").splitlines()
         )
         if version
     }
 
 
 def test_environment_yml_names_the_same_packages_as_pyproject():
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     wanted = set(project["dependencies"])
     for extra in project["optional-dependencies"].values():
         wanted |= set(extra)
@@ -70,13 +71,13 @@ def test_environment_yml_pins_what_the_lock_pins():
 
 
 def test_every_dependency_is_pinned_in_the_lock():
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     names = requirement_names(project["dependencies"])
     for extra in project["optional-dependencies"].values():
         names |= requirement_names(extra)
     locked = {
         line.split("==")[0].lower().replace("_", "-")
-        for line in (REPO / "requirements.lock").read_text().splitlines()
+        for line in (REPO / "requirements.lock").read_text(encoding="utf-8").splitlines()
         if "==" in line
     }
     assert names <= locked
@@ -93,9 +94,9 @@ def test_import_agentlab_is_light():
 
 
 def test_env_and_venv_are_ignored_and_env_example_has_no_key():
-    ignored = (REPO / ".gitignore").read_text().split()
+    ignored = (REPO / ".gitignore").read_text(encoding="utf-8").split()
     assert ".env" in ignored and ".venv/" in ignored
-    example = (REPO / ".env.example").read_text()
+    example = (REPO / ".env.example").read_text(encoding="utf-8")
     assert "replace-with-your-api-key" in example
 
 
@@ -146,9 +147,9 @@ def test_the_teaching_data_is_package_data_and_kept_once():
 
     package = REPO / "agentlab"
     assert COURSE_DATA_DIR.resolve() == package / "data"
-    globs = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
-        "package-data"
-    ]["agentlab"]
+    globs = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "setuptools"
+    ]["package-data"]["agentlab"]
     files = [p for p in (package / "data").rglob("*") if p.is_file()]
     assert {"data/input/sales.csv", "data/sandbox/meeting.md"} <= {
         p.relative_to(package).as_posix() for p in files

@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from ..i18n import tr
+from ..i18n import printable_output, tr
 from . import exercises, render
 from .core import NOT_DONE, PASSED, WRONG, Exercise, judge
 
@@ -90,6 +90,7 @@ def verify(chapter: str | None = None, verbose: bool = False) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    printable_output()
     parser = argparse.ArgumentParser(prog="python -m agentlab.exercises")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help=tr("exercise.cli.list"))
