@@ -126,8 +126,16 @@ def test_a_url_the_sdk_could_not_use_is_refused_when_configured(no_env_file, url
 
 def test_undecodable_env_file(no_env_file):
     (no_env_file / ".env").write_bytes(b"LLM_MODEL=\xff\xfe\n")
-    with pytest.raises(ModelConfigError, match="cannot read"):
+    with pytest.raises(ModelConfigError, match="not UTF-8 text: save it again as UTF-8"):
         load_settings(environ={})
+
+
+def test_an_env_file_powershell_wrote_as_utf16_is_read(no_env_file):
+    """Windows PowerShell 5's `echo ... > .env` writes UTF-16 with a byte-order mark."""
+    text = f"LLM_API_KEY={SECRET}\r\nLLM_BASE_URL=https://x/v1\r\nLLM_MODEL=m\r\n"
+    (no_env_file / ".env").write_bytes(text.encode("utf-16"))
+    settings = load_settings(environ={})
+    assert (settings.base_url, settings.model) == ("https://x/v1", "m")
 
 
 def test_named_env_file_must_exist(no_env_file):

@@ -30,6 +30,7 @@ This module does not retry, stream or call anything: it only configures.
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
 from collections.abc import Iterable, Mapping
@@ -160,11 +161,17 @@ def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
             raise ModelConfigError(tr("config.no_env_file", path=str(path)))
         return {}
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
         raise ModelConfigError(
             tr("config.unreadable", name=path.name, error=type(exc).__name__)
         ) from None
+    try:
+        # Windows PowerShell 5 writes `echo ... > .env` as UTF-16, with its byte-order mark
+        utf16 = raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+        text = raw.decode("utf-16") if utf16 else raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ModelConfigError(tr("config.not_utf8", name=path.name)) from None
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
             # The parser counts blank lines before a bad line as part of it.
