@@ -36,6 +36,7 @@ from typing import Any
 
 from . import palette
 from .i18n import CATALOG, language, tr
+from .isolation import kill_signal_name
 from .run_view import CallView, RunView, Span, StepView, parse_json, view_of_events, view_of_result
 
 FOLD_CHARS = 300  # tool results longer than this fold away behind <details>
@@ -474,7 +475,7 @@ def render_call(call: CallView) -> str:
     if call.process:
         words = tr("display.process", exitcode=call.process.get("exitcode"))
         if call.process.get("killed"):
-            words += " · " + tr("display.process_killed")
+            words += " · " + tr("display.process_killed", how=kill_signal_name())
         out.append(f'<div class="al-proc">{esc(words)}</div>')
     out.append(render_result(call))
     out.append("</div>")

@@ -2062,17 +2062,20 @@ CATALOG: dict[str, tuple[str, str]] = {
         "is still running after the run returned, and the child's exit code.",
     ),
     "exercise.03-predict-abandon.hint": (
-        "Python 能杀掉一个线程吗？能杀掉一个子进程吗？SIGKILL 的编号是 9。",
-        "Can Python kill a thread? A child process? SIGKILL is signal 9.",
+        "Python 能杀掉一个线程吗？能杀掉一个子进程吗？SIGKILL 的编号是 9（在 Windows 上，"
+        "Python 把强行结束的子进程的退出码记为 -15）。",
+        "Can Python kill a thread? A child process? SIGKILL is signal 9 (on Windows, Python "
+        "gives a child it terminated the exit code -15).",
     ),
     "exercise.03-predict-abandon.why": (
         "两次运行都按时停下：deadline，卡在 tool 阶段。区别在工具本身：进程内的工具只是被放弃"
         "（TOOL_ABANDONED），线程杀不掉，它还在后台跑；隔离的工具在子进程里，时间一到被 SIGKILL "
-        "杀掉（TOOL_KILLED，退出码 -9）。要真正停下不受控的工作，只能用进程。",
+        "杀掉（TOOL_KILLED，退出码 -9；Windows 上是 -15）。要真正停下不受控的工作，只能用进程。",
         "Both runs stop on time: deadline, stuck in the tool phase. The tools differ: the "
         "in-process one is only abandoned (TOOL_ABANDONED): a thread cannot be killed and it "
         "keeps running; the isolated one runs in a child process that is killed with SIGKILL "
-        "when time is up (TOOL_KILLED, exit code -9). Only a process can really stop work that "
+        "when time is up (TOOL_KILLED, exit code -9; -15 on Windows). Only a process can "
+        "really stop work that "
         "ignores every request to stop.",
     ),
     # chapter 04
@@ -3058,7 +3061,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "this trace did not record the tool result the model received",
     ),
     "display.process": ("子进程退出码 {exitcode}", "child process exit code {exitcode}"),
-    "display.process_killed": ("子进程已被杀死（SIGKILL）", "child process killed (SIGKILL)"),
+    "display.process_killed": ("子进程已被杀死（{how}）", "child process killed ({how})"),
     "display.guard.REPEATED_CALL": (
         "守卫拒绝：重复调用，这次没有执行，模型收到了换个做法的提示",
         "refused by a guard: a repeated call, not run; the model was told to change strategy",
