@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +16,21 @@ from agentlab.tools.sales import COURSE_DATA_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 SEED_QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类别、各类别销售额和总销售额。"
+
+
+def can_symlink() -> bool:
+    """Windows lets a process create symbolic links only with Developer Mode on."""
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            os.symlink(folder, Path(folder) / "link", target_is_directory=True)
+        except (OSError, NotImplementedError):
+            return False
+    return True
+
+
+needs_symlinks = pytest.mark.skipif(
+    not can_symlink(), reason="no symbolic links here (Windows without Developer Mode)"
+)
 
 
 @pytest.fixture

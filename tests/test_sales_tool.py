@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agentlab.tools import sales_tools
 from agentlab.tools.sales import analyze_csv
 
-from .conftest import write_csv
+from .conftest import needs_symlinks, write_csv
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -71,6 +71,7 @@ def test_paths_outside_input_are_refused(data_dir, path):
     assert result["error"]["code"] == "PATH_NOT_ALLOWED"
 
 
+@needs_symlinks
 def test_symlink_leading_out_is_refused(data_dir, tmp_path):
     secret = tmp_path / "secret.csv"
     secret.write_text("category,quantity,unit_price\nsecret,1,1\n", encoding="utf-8")

@@ -38,6 +38,10 @@ from hypothesis import strategies as st
 from agentlab.tools import file_tools
 from agentlab.tools.sales import sales_tools
 
+from .conftest import needs_symlinks
+
+pytestmark = needs_symlinks  # the worlds these tests build have links in them
+
 CANARY = "CANARY-d41d8cd98f00-outside-the-sandbox"
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 MUTATING_EVENTS = {

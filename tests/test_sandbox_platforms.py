@@ -20,6 +20,10 @@ import pytest
 from agentlab.tools import file_tools, sales_tools, sandbox
 from agentlab.tools.sandbox import link_refusal, open_inside, resolve_inside
 
+from .conftest import needs_symlinks
+
+pytestmark = needs_symlinks  # the worlds these tests build have links in them
+
 
 def call(registry, name, **arguments):
     return registry.call(name, json.dumps(arguments, ensure_ascii=False))
