@@ -597,6 +597,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "config.see_example": ("{problems}（见 .env.example）", "{problems} (see .env.example)"),
     "config.no_env_file": ("env 文件 {path!r} 不存在", "env file {path!r} does not exist"),
     "config.unreadable": ("无法读取 {name}：{error}", "cannot read {name}: {error}"),
+    "config.url_with_endpoint": (
+        "{name} 只写到 /v1 这样的前缀为止：去掉末尾的 /chat/completions（SDK 会自己加上）",
+        "{name} should stop at a prefix such as /v1: drop the trailing /chat/completions "
+        "(the SDK adds it)",
+    ),
     "config.not_utf8": (
         "{name} 不是 UTF-8 文本：请用 UTF-8 编码重新保存它（例如在记事本里“另存为”时选 UTF-8）",
         "{name} is not UTF-8 text: save it again as UTF-8 (e.g. Notepad's Save As, encoding UTF-8)",

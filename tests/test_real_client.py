@@ -124,6 +124,19 @@ def test_a_url_the_sdk_could_not_use_is_refused_when_configured(no_env_file, url
     assert SECRET not in str(info.value)
 
 
+def test_a_url_ending_in_the_endpoint_says_to_drop_it(no_env_file):
+    environ = {"LLM_API_KEY": SECRET, "LLM_BASE_URL": "https://x/v1/chat/completions/"}
+    with pytest.raises(ModelConfigError, match="drop the trailing /chat/completions"):
+        load_settings(environ={**environ, "LLM_MODEL": "m"})
+
+
+def test_a_key_pasted_into_the_url_stays_out_of_the_settings_repr(no_env_file):
+    url = f"https://user:{SECRET}@api.example.com:8443/v1?key={SECRET}"
+    settings = load_settings(environ={"LLM_API_KEY": SECRET, "LLM_BASE_URL": url, "LLM_MODEL": "m"})
+    assert SECRET not in repr(settings) and SECRET not in str(settings)
+    assert "https://api.example.com:8443/v1" in repr(settings)
+
+
 def test_undecodable_env_file(no_env_file):
     (no_env_file / ".env").write_bytes(b"LLM_MODEL=\xff\xfe\n")
     with pytest.raises(ModelConfigError, match="not UTF-8 text: save it again as UTF-8"):

@@ -36,7 +36,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from dotenv import dotenv_values, find_dotenv
 from dotenv.parser import parse_stream
@@ -102,6 +102,13 @@ class ModelSettings:
     base_url: str
     model: str
     api_key: str = field(repr=False)
+
+    def __repr__(self) -> str:
+        # A key pasted into the URL (https://user:KEY@host, ?key=KEY) stays out too.
+        parts = urlsplit(self.base_url)
+        host = parts.netloc.rpartition("@")[2]
+        url = urlunsplit((parts.scheme, host, parts.path, "", ""))
+        return f"ModelSettings(provider={self.provider!r}, base_url={url!r}, model={self.model!r})"
 
     def client(self, timeout: float = 60.0) -> OpenAI:
         # max_retries=0: the agent loop counts and retries requests itself.
@@ -229,6 +236,8 @@ def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
         raise ModelConfigError(tr("config.bad_key", name=provider.key_var))
     if not _usable_url(url):
         raise ModelConfigError(tr("config.bad_url", name=provider.url_var))
+    if url.rstrip("/").endswith("/chat/completions"):  # the SDK adds that part itself
+        raise ModelConfigError(tr("config.url_with_endpoint", name=provider.url_var))
     if any(marker in url.upper() for marker in ("YOUR_", "REPLACE")):
         raise ModelConfigError(tr("config.placeholder", name=provider.url_var))
     if "replace-with" in model:
