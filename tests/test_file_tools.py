@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -201,3 +203,10 @@ def test_misused_file_tools_say_so_in_the_course_language(tmp_path):
         file_tools(tmp_path / "missing")
     with pytest.raises(ValueError, match="没有这些文件工具：rm"):
         file_tools(tmp_path, names=("rm",))
+
+
+def test_a_sandbox_copy_is_removed_when_the_process_exits():
+    code = "from agentlab.tools import sandbox_copy; print(sandbox_copy())"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    copy = Path(done.stdout.strip())
+    assert copy.name == "sandbox" and not copy.parent.exists()

@@ -21,6 +21,7 @@ files shipped with the package are never written.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -47,8 +48,14 @@ PATH_AND_TEXT = {"properties": WRITE_FIELDS, "required": list(WRITE_FIELDS)}
 
 
 def sandbox_copy(source: str | Path | None = None) -> Path:
-    """A fresh temporary copy of ``source`` (default: the course's ``data/sandbox/``)."""
-    root = Path(tempfile.mkdtemp(prefix="agentlab-sandbox-")) / "sandbox"
+    """A fresh temporary copy of ``source`` (default: the course's ``data/sandbox/``).
+
+    The copy lasts as long as this Python process (a notebook's kernel) and
+    is removed when it exits, so a day of runs leaves no folders behind.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="agentlab-sandbox-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    root = folder / "sandbox"
     shutil.copytree(Path(source or COURSE_DATA_DIR / "sandbox"), root)
     return root
 
