@@ -231,17 +231,17 @@ CATALOG: dict[str, tuple[str, str]] = {
         "running in the background (a thread cannot be killed)",
     ),
     "registry.killed": (
-        "{name} 在运行时间用完时被杀死（{how}）",
-        "{name} was killed ({how}) when the run's time ran out",
+        "{name} 在截止时间到时被杀死（{how}）",
+        "{name} was killed ({how}) when the run's deadline came",
     ),
     # -- budget.py: the guards --
     "guard.max_steps": (
         "达到步数上限 max_steps={cap}，仍未得到最终回答",
-        "reached the step budget max_steps={cap} without a final answer",
+        "reached the step cap max_steps={cap} without a final answer",
     ),
     "guard.deadline": (
-        "运行的 {seconds} 秒已经用完，第 {step} 步没有开始",
-        "the run's {seconds} s are used up before step {step}",
+        "已经到了运行的 {seconds} 秒截止时间，第 {step} 步没有开始",
+        "the run's {seconds} s deadline passed before step {step}",
     ),
     "guard.max_tokens": (
         "已用 {used} 个 token，超过预算 {cap}",
@@ -443,7 +443,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the model answered right after a tool error ({codes})",
     ),
     "result.partial_answer": (
-        "预算用完前，模型按要求给出了阶段性总结（partial_answer）；它不是最终答案",
+        "预算用完前，模型按要求给出了阶段性总结（partial_answer）；它不是最终回答",
         "before the budget ran out the model summed up what it had (partial_answer); "
         "it is not a final answer",
     ),
@@ -704,7 +704,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "cli.col.scenario": ("场景", "scenario"),
     "cli.col.steps": ("步数", "steps"),
-    "cli.col.requests": ("模型请求", "requests"),
+    "cli.col.requests": ("模型请求", "model requests"),
     "cli.step": ("第 {step} 步", "step {step}"),
     "cli.demo.ok": ("正常完成", "completes"),
     "cli.demo.missing_file": ("文件缺失", "missing file"),
@@ -768,7 +768,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "report.col.tool_errors": ("工具错误", "tool errors"),
     "report.col.phase": ("阶段", "phase"),
     "report.col.tokens": ("token", "tokens"),
-    "report.col.elapsed": ("耗时", "elapsed"),
+    "report.col.elapsed": ("用时", "elapsed"),
     "report.col.answer": ("回答", "answer"),
     "report.col.cap": ("步数上限", "cap"),
     "report.col.completion_rate": ("完成率", "completion rate"),
@@ -1097,7 +1097,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the cap before the request, not after",
     ),
     "exercise.loop.after_answer": (
-        "模型第 {k} 次回复已经是最终答案（没有 tool_calls），你的循环却又请求了一次",
+        "模型第 {k} 次回复已经是最终回答（没有 tool_calls），你的循环却又请求了一次",
         "reply {k} was already the final answer (no tool_calls), yet your loop asked again",
     ),
     "exercise.loop.no_request": (
@@ -1143,11 +1143,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "3. 把 assistant 消息放回 `messages`：`role`、`content`，有工具调用时再带上 "
         '`tool_calls`（每个是 `{{"id", "type": "function", "function": {{"name", '
         '"arguments"}}}}`）；\n'
-        "4. 回复里没有 `tool_calls`：这就是最终答案，返回 `messages`；\n"
+        "4. 回复里没有 `tool_calls`：这就是最终回答，返回 `messages`；\n"
         "5. 否则按顺序执行每个调用：`tools.call(名字, 参数 JSON 字符串)`（未知工具、坏参数、"
         "工具抛异常，它都会变成结构化的错误结果），每个调用追加一条 `role: tool` 消息，"
         "带上 `tool_call_id` 和 `json.dumps(result, ensure_ascii=False)`；\n"
-        "6. 用完 `max_steps` 次请求还没有最终答案，也返回 `messages`。\n\n"
+        "6. 用完 `max_steps` 次请求还没有最终回答，也返回 `messages`。\n\n"
         "检查会用脚本化模型跑 5 个场景：正常完成、工具出错、一次两个调用、未知工具、"
         "从不停下的模型。它看模型**每一次**收到的历史，和参考循环 "
         "`agentlab.minimal_loop` 逐条比较，指出第一处不对。",
@@ -1667,14 +1667,14 @@ CATALOG: dict[str, tuple[str, str]] = {
         "scenario “{scenario}”: capped_loop should return (messages, ending); it returned {got}",
     ),
     "exercise.02-capped-loop.ending_answered": (
-        "场景「{scenario}」：模型在第 {steps} 步给出了最终答案（max_steps={cap}），ending 应是 "
+        "场景「{scenario}」：模型在第 {steps} 步给出了最终回答（max_steps={cap}），ending 应是 "
         "'answered'，你返回了 {got}：正好在上限那一步回答也算回答了",
         "scenario “{scenario}”: the model answered at step {steps} (max_steps={cap}), so ending "
         "should be 'answered'; you returned {got}: an answer at the last allowed step is an "
         "answer",
     ),
     "exercise.02-capped-loop.ending_max_steps": (
-        "场景「{scenario}」：用完 max_steps={cap} 步还没有最终答案，ending 应是 'max_steps'，"
+        "场景「{scenario}」：用完 max_steps={cap} 步还没有最终回答，ending 应是 'max_steps'，"
         "你返回了 {got}",
         "scenario “{scenario}”: max_steps={cap} steps brought no final answer, so ending should "
         "be 'max_steps'; you returned {got}",
@@ -3025,7 +3025,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "display.count.steps": ("步数", "steps"),
     "display.count.model_requests": ("模型请求", "model requests"),
     "display.count.tool_calls": ("工具调用", "tool calls"),
-    "display.count.tool_errors": ("工具出错", "tool errors"),
+    "display.count.tool_errors": ("工具错误", "tool errors"),
     "display.count.tokens": ("token", "tokens"),
     "display.count.elapsed": ("用时", "elapsed"),
     "display.task": ("任务", "Task"),

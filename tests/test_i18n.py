@@ -99,7 +99,7 @@ def test_chinese_by_default_english_behind_one_switch(monkeypatch):
     assert warning() == "达到步数上限 max_steps=1，仍未得到最终回答"
     set_language("en")  # the function sets the environment variable children inherit
     assert language() == "en"
-    assert warning() == "reached the step budget max_steps=1 without a final answer"
+    assert warning() == "reached the step cap max_steps=1 without a final answer"
     assert tr("guard.max_steps", cap=1) == warning()
     with pytest.raises(ValueError):
         set_language("fr")

@@ -166,7 +166,17 @@ def test_every_notebook_runs_outside_the_repository(world):
     assert snapshot(world["package"]) == before, "something was written inside the package"
     traces = list((student / "runs").glob("*/trace.jsonl"))
     assert traces, "traces go to ./runs beside the notebooks"
-    assert list((world["home"] / "tmp").glob("agentlab-sandbox-*/sandbox/todo-list.md"))
+    # Chapter 01 writes its to-do list with a file tool: into a sandbox copy in the
+    # temp folder, which goes when the kernel exits; nowhere else.
+    events = [
+        json.loads(line) for t in traces for line in t.read_text(encoding="utf-8").splitlines()
+    ]
+    wrote = [e for e in events if e.get("tool") == "write_text" and e.get("status") == "ok"]
+    assert wrote, "no file tool wrote anything"
+    assert not list(student.rglob("todo-list.md")) and not list(world["home"].rglob("todo-list.md"))
+    assert not list((world["home"] / "tmp").glob("agentlab-sandbox-*")), (
+        "sandbox copies left behind"
+    )
 
 
 def test_the_cli_and_doctor_work_from_the_wheel(world, tmp_path):

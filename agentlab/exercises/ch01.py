@@ -67,7 +67,7 @@ def my_loop(task, client, tools, max_steps):
     #       model="agentlab-scripted", messages=messages, tools=tools.schemas())
     #   reply = response.choices[0].message
     # 1) 把 assistant 消息放回 messages（有 reply.tool_calls 时连同 tool_calls 一起）
-    # 2) reply 没有 tool_calls：这就是最终答案，返回 messages
+    # 2) reply 没有 tool_calls：这就是最终回答，返回 messages
     # 3) 否则对每个调用 result = tools.call(名字, 参数 JSON 字符串)，然后追加一条 tool 消息：
     #    {"role": "tool", "tool_call_id": 调用的 id,
     #     "content": json.dumps(result, ensure_ascii=False)}
