@@ -731,6 +731,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{wasted})",
     ),
     # -- the course's codes and what they mean (chapter 02's glossary, legends, badges) --
+    "term.code_and_meaning": ("{code} {meaning}", "{code} ({meaning})"),
     "term.completed": ("正常完成", "answered, no tool error left"),
     "term.tool_error": ("工具报错", "ended on a tool error"),
     "term.budget_exhausted": ("预算耗尽", "a budget ran out"),

@@ -112,4 +112,4 @@ def ink(color: str) -> str:
 
 def outcome_label(outcome: str) -> str:
     """``completed 正常完成``: the code and what it means, for legends."""
-    return f"{outcome} {tr('term.' + outcome)}"
+    return tr("term.code_and_meaning", code=outcome, meaning=tr("term." + outcome))

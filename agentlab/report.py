@@ -345,7 +345,7 @@ def plot_phase_timeline(
             fontsize=9,
         )
     patches: dict[str, Any] = {
-        f"{phase} {tr('term.' + phase)}": Patch(
+        tr("term.code_and_meaning", code=phase, meaning=tr("term." + phase)): Patch(
             facecolor=colour, hatch=PHASE_HATCHES[phase], edgecolor="white"
         )
         for phase, colour in PHASE_COLORS.items()
