@@ -40,6 +40,7 @@ permission refusal or a failing test is the most common way to burn budget.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, replace
@@ -59,8 +60,9 @@ class ModelFailure:
 
     kind: str
     """``http_status``, ``connection``, ``timeout``, ``bad_reply``; ``stream_error``
-    (an error event inside a stream), ``error_body`` (a 200 reply holding only an
-    error), ``service_error`` or ``blocked`` (what its ``finish_reason`` said)."""
+    (an error event inside a stream), ``empty_stream`` (a stream with nothing in
+    it), ``error_body`` (a 200 reply holding only an error), ``service_error`` or
+    ``blocked`` (what its ``finish_reason`` said)."""
     message: str
     status_code: int | None = None
     """The HTTP status, or for ``error_body`` the numeric code the body gave."""
@@ -95,10 +97,15 @@ def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
         failure = ModelFailure(
             "bad_reply", tr("model.bad_reply", error=f"{type(exc).__name__}: {exc}")
         )
-    if failure.code in NOT_RETRIED_CODES:
-        failure = replace(failure, message=failure.message + tr("model.check_quota"))
-    hidden = without_secret(failure.message, secret, "***")
-    return failure if hidden == failure.message else replace(failure, message=hidden)
+    shown = shown_safely(failure.message, secret)
+    return failure if shown == failure.message else replace(failure, message=shown)
+
+
+def shown_safely(message: str, secret: str | None) -> str:
+    """``message`` without the key, then cut to :data:`MAX_MESSAGE_CHARS`. In
+    that order: a cut through an echoed key would leave part of it."""
+    text = without_secret(message, secret, "***")
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "…"
 
 
 def without_secret(text: str, secret: str | None, mask: str) -> str:
@@ -137,8 +144,9 @@ def _status_message(exc: openai.APIStatusError) -> str:
     )
 
 
-MAX_DETAIL_CHARS = 1000
-"""An explanation longer than this is cut: a gateway's HTML page can run to pages."""
+MAX_MESSAGE_CHARS = 1000
+"""A failure's message is cut here: an error body can run to pages."""
+HTML_START = re.compile(r"<(?:!doctype|html|head|body)\b", re.IGNORECASE)
 HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 HTML_TAG = re.compile(r"<[^>]*>")
 
@@ -157,11 +165,12 @@ def error_detail(body: Any) -> str | None:
         return None
     detail = error_detail(body.get("message")) or error_detail(body.get("error"))
     metadata = body.get("metadata")
-    if detail and isinstance(metadata, dict) and metadata.get("raw"):
+    if isinstance(metadata, dict) and metadata.get("raw"):
         upstream = error_detail(_json_or_text(metadata["raw"]))
         provider = metadata.get("provider_name")
         if upstream:
-            detail += f" ({provider}: {upstream})" if provider else f" ({upstream})"
+            reason = f"{provider}: {upstream}" if provider else upstream
+            detail = f"{detail} ({reason})" if detail else reason
     return detail
 
 
@@ -174,13 +183,12 @@ def error_code(body: Any) -> str | None:
 
 
 def _readable(text: str) -> str | None:
-    """Text fit for a one-line message: an HTML page's title (or its text), cut short."""
-    text = text.strip()
-    if text[:200].lower().startswith(("<!doctype", "<html", "<head", "<body")):
+    """An error body that is text; if it is an HTML page, its title (or its words)."""
+    text = text.strip().lstrip("\ufeff")
+    if HTML_START.search(text[:500]):
         title = HTML_TITLE.search(text)
-        text = " ".join((title.group(1) if title else HTML_TAG.sub(" ", text)).split())
-    if len(text) > MAX_DETAIL_CHARS:
-        text = text[:MAX_DETAIL_CHARS] + "…"
+        words = title.group(1) if title else HTML_TAG.sub(" ", text)
+        text = " ".join(html.unescape(words).split())
     return text or None
 
 
@@ -228,8 +236,10 @@ def model_failure_class(failure: ModelFailure) -> str:
     """Transient failures are worth another attempt; the rest are not."""
     if failure.code in NOT_RETRIED_CODES:
         return "permission"  # the account may not use the service now
-    if failure.kind in ("timeout", "connection", "stream_error", "service_error"):
+    if failure.kind in ("timeout", "connection", "stream_error", "service_error", "empty_stream"):
         return "transient"
+    if failure.kind == "error_body" and failure.status_code is None:
+        return "transient"  # the reply had begun (HTTP 200) when the service failed
     if failure.kind == "blocked":
         return "invalid_input"  # the same request would be blocked again
     status = failure.status_code or 0

@@ -62,14 +62,18 @@ def printable_output() -> None:
 
     A Windows pipe or redirect uses the locale's code page, and cp1252
     cannot encode Chinese: such a stream is switched to UTF-8 instead of
-    crashing at the first message. GBK and UTF-8 streams are left alone.
+    crashing at the first message; GBK and UTF-8 streams keep their encoding.
     """
     for stream in (sys.stdout, sys.stderr):
+        if not hasattr(stream, "reconfigure"):
+            continue
         try:
-            "中文".encode(getattr(stream, "encoding", None) or "utf-8")
+            "中文".encode(stream.encoding or "utf-8")
+            encoding = None  # keep it
         except (UnicodeEncodeError, LookupError):
-            if hasattr(stream, "reconfigure"):
-                stream.reconfigure(encoding="utf-8")
+            encoding = "utf-8"
+        # a lone surrogate a model sent (JSON "\ud83d") is printed as that escape
+        stream.reconfigure(encoding=encoding, errors="backslashreplace")
 
 
 def placeholders(template: str) -> set[str]:
@@ -756,7 +760,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "term.transient": ("瞬时错误", "a passing failure, worth retrying"),
     "term.invalid_input": ("参数错误", "invalid input"),
     "term.permission": ("权限错误", "not permitted"),
-    "term.logic": ("逻辑错误", "the task is not done yet"),
+    "term.logic": ("逻辑错误", "a logic error: the task is not done yet"),
     # -- report.py: tables and charts --
     "report.named_outcome": ("{name}（{outcome}）", "{name} ({outcome})"),
     "report.col.scenario": ("场景", "scenario"),

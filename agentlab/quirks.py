@@ -21,8 +21,9 @@ services add to it (``tests/providers/`` keeps their recorded replies):
   (:data:`TOOL_CALL_AS_TEXT`; the decide phase refuses such a reply).
 
 ``request.py`` and ``streaming.py`` call in here only when a reply has one of
-these, so a plain reply never enters this module. It reads; it does not
-decide what to do with a reply.
+these, so a plain reply never runs this module's functions (the decide phase
+only matches :data:`TOOL_CALL_AS_TEXT` against a text answer). It reads; it
+does not decide what to do with a reply.
 """
 
 from __future__ import annotations

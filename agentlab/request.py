@@ -52,7 +52,7 @@ from .failures import (
     error_detail,
     failure_from,
     model_failure_class,
-    without_secret,
+    shown_safely,
 )
 from .i18n import tr
 from .result import RunState, Stop
@@ -281,8 +281,7 @@ def request_turn(
     failure = turn if isinstance(turn, ModelFailure) else _failed_ending(turn)
     if failure is None:
         return turn
-    hidden = without_secret(failure.message, getattr(client, "api_key", None), "***")
-    return replace(failure, message=hidden)
+    return replace(failure, message=shown_safely(failure.message, getattr(client, "api_key", None)))
 
 
 def _streamed_turn(
@@ -292,7 +291,7 @@ def _streamed_turn(
         s = read_stream(reply, on_text, on_reasoning)
     if s.content is None and s.reasoning is None and not s.calls and s.finish_reason is None:
         # nothing arrived: an empty body, only [DONE], or a page that is not SSE at all
-        return ModelFailure("bad_reply", tr("model.empty_stream"))
+        return ModelFailure("empty_stream", tr("model.empty_stream"))
     calls = [CallRequest(c.id, c.name, c.arguments) for c in s.calls]
     turn = make_turn(s.content, calls, s.usage, s.finish_reason, s.fragments, s.reasoning)
     notes = s.notes

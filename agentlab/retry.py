@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .failures import ModelFailure, model_failure_class
+from .failures import NOT_RETRIED_CODES, ModelFailure, model_failure_class
 from .i18n import tr
 from .result import Stop
 
@@ -46,6 +46,8 @@ def retry_wait(
         message = tr("model.failed", kind=kind, attempts=attempts, detail=failure.message)
         if failure.status_code in (401, 403):
             message += tr("model.check_key")
+        elif failure.code in NOT_RETRIED_CODES:
+            message += tr("model.check_quota")
         return Stop("model_error", message)
     wait = max(budget.retry_backoff_s * 2**attempt, failure.retry_after or 0.0)
     left = deadline.remaining()

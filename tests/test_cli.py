@@ -151,3 +151,11 @@ def test_output_that_cannot_take_chinese_gets_utf8_instead_of_a_crash(module):
     )
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert re.search("[\u4e00-\u9fff]", done.stdout.decode("utf-8"))  # Chinese, as UTF-8
+
+
+def test_a_lone_surrogate_in_what_a_command_prints_is_written_as_its_escape():
+    """A model may send half an emoji ("\\ud83d"); `agentlab run` prints its answer as JSON."""
+    code = "from agentlab.i18n import printable_output; printable_output(); print('好\\ud83d')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    assert done.stdout.decode("utf-8").strip() == "好\\ud83d"

@@ -15,6 +15,7 @@ import httpx2
 import pytest
 
 from agentlab import Budget, run_agent
+from agentlab.failures import MAX_MESSAGE_CHARS, shown_safely
 from agentlab.i18n import tr
 from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.trace import read_trace
@@ -251,3 +252,15 @@ def test_a_lone_surrogate_in_the_reply_keeps_the_run_and_its_trace(tmp_path):
     result = run_agent("x", client=client, tools=TOOLS, on_text=None, trace_dir=tmp_path)
     assert (result.outcome, result.answer) == ("completed", "好的\ud83d")
     assert read_trace(result.trace_path)[-1]["answer"] == "好的\ud83d"
+
+
+def test_a_key_echoed_across_the_cut_of_a_long_message_is_still_blanked():
+    """Messages are cut at MAX_MESSAGE_CHARS; the key is blanked before the cut, or a
+    cut through it would leave its first half."""
+    key = "sk-agentlab-echo-4f1e0c2b9a77"
+    text = "x" * (MAX_MESSAGE_CHARS - 30) + " your key " + key + " is wrong"
+    assert key[:8] not in shown_safely(text, key)
+    client = plain_client(lambda r: httpx2.Response(400, json={"error": {"message": text}}))
+    client = client.with_options(api_key=key)
+    result = run_agent("x", client=client, tools=TOOLS, on_text=None, trace_dir=False)
+    assert result.stop_reason == "model_error" and key[:8] not in " ".join(result.warnings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import openai
 import pytest
 
-from agentlab.clients import ModelConfigError, from_env, load_settings
+from agentlab.clients import ModelConfigError, ModelSettings, from_env, load_settings
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -113,8 +113,13 @@ def test_bad_env_files_give_one_clear_line(no_env_file, text, fragment):
 
 @pytest.mark.parametrize(
     "url",
-    ["https://api.example.com:99999/v1", "https://[::1/v1", "https://api.example.com /v1"],
-    ids=["port-out-of-range", "broken-ipv6", "space"],
+    [
+        "https://api.example.com:99999/v1",
+        "https://api.example.com:0/v1",
+        "https://[::1/v1",
+        "https://api.example.com /v1",
+    ],
+    ids=["port-out-of-range", "port-0", "broken-ipv6", "space"],
 )
 def test_a_url_the_sdk_could_not_use_is_refused_when_configured(no_env_file, url):
     """Each typo raised a bare ValueError somewhere (or failed at the first request)."""
@@ -135,6 +140,11 @@ def test_a_key_pasted_into_the_url_stays_out_of_the_settings_repr(no_env_file):
     settings = load_settings(environ={"LLM_API_KEY": SECRET, "LLM_BASE_URL": url, "LLM_MODEL": "m"})
     assert SECRET not in repr(settings) and SECRET not in str(settings)
     assert "https://api.example.com:8443/v1" in repr(settings)
+
+
+def test_the_settings_repr_never_raises_even_for_a_url_it_cannot_read():
+    settings = ModelSettings("llm", "https://[::1/v1", "m", SECRET)
+    assert SECRET not in repr(settings) and "'m'" in repr(settings)
 
 
 def test_undecodable_env_file(no_env_file):

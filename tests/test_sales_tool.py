@@ -103,6 +103,7 @@ def test_missing_file(data_dir):
         ("category;quantity;unit_price\n键盘;1;2\n", "INVALID_CSV", "header is: category;"),
         ("\n\n\n", "EMPTY_CSV", "empty"),
         ("category,quantity,unit_price\n键盘," + "9" * 5000 + ",2\n", "INVALID_ROW", "12 digits"),
+        ("category,quantity,unit_price\n键盘," + "0" * 4400 + "1,2\n", "INVALID_ROW", "12 digits"),
     ],
 )
 def test_bad_csv_content(data_dir, text, code, where):

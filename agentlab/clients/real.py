@@ -105,9 +105,12 @@ class ModelSettings:
 
     def __repr__(self) -> str:
         # A key pasted into the URL (https://user:KEY@host, ?key=KEY) stays out too.
-        parts = urlsplit(self.base_url)
-        host = parts.netloc.rpartition("@")[2]
-        url = urlunsplit((parts.scheme, host, parts.path, "", ""))
+        try:
+            parts = urlsplit(self.base_url)
+            host = parts.netloc.rpartition("@")[2]
+            url = urlunsplit((parts.scheme, host, parts.path, "", ""))
+        except ValueError:  # not a URL urlsplit can read: show none of it
+            url = "?"
         return f"ModelSettings(provider={self.provider!r}, base_url={url!r}, model={self.model!r})"
 
     def client(self, timeout: float = 60.0) -> OpenAI:
@@ -218,10 +221,10 @@ def _usable_url(url: str) -> bool:
         return False
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 (read only to check it)
+        port = parts.port
     except ValueError:
         return False
-    return bool(parts.hostname)
+    return bool(parts.hostname) and port != 0
 
 
 def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:

@@ -188,6 +188,6 @@ def file_tools(
     }
     unknown = set(names) - set(available)
     if unknown:
-        names_given, known = ", ".join(sorted(unknown)), ", ".join(available)
+        names_given, known = tr("list.sep").join(sorted(unknown)), tr("list.sep").join(available)
         raise ValueError(tr("files.unknown_tools", names=names_given, known=known))
     return ToolRegistry(available[name] for name in names)

@@ -115,7 +115,7 @@ def _row_problem(row: dict[str, str | None]) -> str | None:
         text = (row.get(column) or "").strip()
         if not (text.isascii() and text.isdigit()):
             return tr("csv.not_a_count", column=column, value=repr(text[:40]))
-        if len(text.lstrip("0")) > MAX_COUNT_DIGITS:
+        if len(text) > MAX_COUNT_DIGITS:
             return tr("csv.count_too_long", column=column, digits=MAX_COUNT_DIGITS)
     return None
 
