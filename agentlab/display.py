@@ -475,7 +475,9 @@ def render_call(call: CallView) -> str:
     if call.process:
         words = tr("display.process", exitcode=call.process.get("exitcode"))
         if call.process.get("killed"):
-            words += " · " + tr("display.process_killed", how=kill_signal_name())
+            # how it was killed where the run ran (traces before killed_by: this machine's way)
+            how = call.process.get("killed_by") or kill_signal_name()
+            words += " · " + tr("display.process_killed", how=how)
         out.append(f'<div class="al-proc">{esc(words)}</div>')
     out.append(render_result(call))
     out.append("</div>")

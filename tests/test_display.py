@@ -229,6 +229,15 @@ def test_guards_retries_and_completion_checks_where_they_happened(runs):
     assert skeleton(run_html(runs["hung-complete"]))[0][2] == ["timeout"]
     killed = parse(run_html(runs["isolated"])).one("al-proc").text()
     assert "-9" in killed and "SIGKILL" in killed
+    assert runs["isolated"].tool_results[-1]["process"]["killed_by"] == "SIGKILL"
+
+
+def test_a_killed_child_is_named_as_killed_where_the_run_ran(runs):
+    """A trace recorded on Windows, viewed on Linux, still says TerminateProcess."""
+    on_windows = copy.deepcopy(runs["isolated"])
+    on_windows.tool_results[-1]["process"]["killed_by"] = "TerminateProcess"
+    killed = parse(run_html(on_windows)).one("al-proc").text()
+    assert "TerminateProcess" in killed and "SIGKILL" not in killed
 
 
 @pytest.mark.parametrize("name", ["hung-decide", "hung-tool", "hung-complete", "isolated"])

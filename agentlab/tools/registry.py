@@ -184,7 +184,8 @@ class ToolRun:
     late: bool = False
     """The call did not return in time (abandoned, or killed if isolated)."""
     process: dict[str, Any] | None = None
-    """Isolated tools: ``pid``, ``exitcode`` and ``killed`` of the child process."""
+    """Isolated tools: ``pid``, ``exitcode``, ``killed`` and ``killed_by`` (``SIGKILL``,
+    or ``TerminateProcess`` on Windows) of the child process."""
     as_json: str | None = None
     """The result as JSON, when the check has already written it out (so it
     is encoded once; the model reads it, unless it is too long and cut)."""
@@ -222,7 +223,12 @@ def _run_isolated(
     if child.unavailable:  # no process can start here (Pyodide): say so, go on
         message = tr("isolation.unavailable", name=tool.name, reason=child.unavailable)
         return ToolRun(error("TOOL_UNAVAILABLE", message))
-    process = {"pid": child.pid, "exitcode": child.exitcode, "killed": child.killed}
+    process = {
+        "pid": child.pid,
+        "exitcode": child.exitcode,
+        "killed": child.killed,
+        "killed_by": kill_signal_name() if child.killed else None,  # as shown on this machine
+    }
     if child.killed and capped:
         message = tr(
             "isolation.timeout_killed", name=tool.name, seconds=tool.timeout, how=kill_signal_name()
