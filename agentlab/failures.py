@@ -69,6 +69,8 @@ class ModelFailure:
     retry_after: float | None = None  # seconds the service asked us to wait, if it did
     code: str | None = None
     """The error's own name, when its body gave one (``insufficient_quota``)."""
+    tokens: int = 0
+    """Tokens of a reply that arrived but failed (e.g. ``content_filter``): billed all the same."""
 
 
 def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:

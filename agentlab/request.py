@@ -136,6 +136,7 @@ def decide(
             return Stop("deadline", message, phase="decide")
         if isinstance(reply, ModelTurn):
             return _accept(reply, run, started, attempt)
+        run.tokens += reply.tokens  # a reply that arrived and failed still cost its tokens
         error_class = model_failure_class(reply)
         _trace_attempt(
             run, started, attempt, "error", error_class=error_class, message=reply.message
@@ -309,9 +310,9 @@ def _failed_ending(turn: ModelTurn) -> ModelFailure | None:
     kind = FINISH_FAILURES.get(turn.finish_reason or "")
     if kind is not None:
         key = "model.finish_blocked" if kind == "blocked" else "model.finish_service_error"
-        return ModelFailure(kind, tr(key, reason=turn.finish_reason))
+        return ModelFailure(kind, tr(key, reason=turn.finish_reason), tokens=turn.tokens)
     if not turn.calls and turn.content and quirks.TOOL_CALL_AS_TEXT.match(turn.content):
-        return ModelFailure("bad_reply", tr("model.call_as_text"))
+        return ModelFailure("bad_reply", tr("model.call_as_text"), tokens=turn.tokens)
     return None
 
 

@@ -651,3 +651,11 @@ def test_an_error_body_with_http_200_counts_its_own_code():
     alone = run_with(body)
     assert "Provider returned error (X: temporarily rate-limited upstream)" in alone.warnings[-1]
     assert tr("model.error_body", detail="") in alone.warnings[-1]
+
+
+def test_a_reply_that_arrived_and_failed_still_counts_its_tokens():
+    """The provider bills a filtered reply: max_tokens must see it."""
+    filtered = completion({"role": "assistant", "content": "销售额是"}, "content_filter")
+    filtered["usage"] = {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": 50}
+    result = run_with(filtered)
+    assert (result.stop_reason, result.tokens) == ("model_error", 50)
