@@ -507,17 +507,11 @@ def capped_always_answered(task, client, tools, max_steps):
 
 
 def capped_counts_tool_calls(task, client, tools, max_steps):
-    messages = _start(task)
-    calls_made = 0
-    while calls_made < max_steps:  # a step is one request, not one tool call
-        reply = _ask(client, messages, tools)
-        messages.append(_assistant(reply))
-        if not reply.tool_calls:
-            return messages, "answered"
-        for tc in reply.tool_calls:
-            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
-            calls_made += 1
-    return messages, "max_steps"
+    # chapter 01's loop that counts tool calls as steps, with an ending added
+    messages = loop_counts_tool_calls(task, client, tools, max_steps)
+    last = messages[-1]
+    answered = last["role"] == "assistant" and not last.get("tool_calls")
+    return messages, "answered" if answered else "max_steps"
 
 
 def capped_raises(task, client, tools, max_steps):
