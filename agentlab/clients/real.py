@@ -104,13 +104,7 @@ class ModelSettings:
     api_key: str = field(repr=False)
 
     def __repr__(self) -> str:
-        # A key pasted into the URL (https://user:KEY@host, ?key=KEY) stays out too.
-        try:
-            parts = urlsplit(self.base_url)
-            host = parts.netloc.rpartition("@")[2]
-            url = urlunsplit((parts.scheme, host, parts.path, "", ""))
-        except ValueError:  # not a URL urlsplit can read: show none of it
-            url = "?"
+        url = url_without_secrets(self.base_url)
         return f"ModelSettings(provider={self.provider!r}, base_url={url!r}, model={self.model!r})"
 
     def client(self, timeout: float = 60.0) -> OpenAI:
@@ -211,6 +205,16 @@ def read_colab_secrets(names: Iterable[str]) -> dict[str, str]:
         if isinstance(value, str) and value.strip():
             found[name] = value
     return found
+
+
+def url_without_secrets(url: str) -> str:
+    """``scheme://host[:port]/path``: a key pasted into a URL (``https://user:KEY@host``,
+    ``?key=KEY``) is left out; ``"?"`` for a URL ``urlsplit`` cannot read."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "?"
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
 
 
 def _usable_url(url: str) -> bool:

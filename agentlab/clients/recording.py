@@ -57,6 +57,7 @@ from openai import OpenAI
 
 from ..failures import without_secret
 from ..i18n import tr
+from .real import url_without_secrets
 
 FORMAT = "agentlab-recording/1"
 KEPT_HEADERS = ("content-type", "content-encoding", "retry-after", "retry-after-ms")
@@ -221,13 +222,11 @@ def recording(
     ``provider`` names the service in the file (default: the host of the
     base URL); ``run`` is kept as it is (the CLI notes its options there).
     """
-    url = httpx2.URL(str(client.base_url))
-    port = f":{url.port}" if url.port else ""
     header: dict[str, Any] = {
         "format": FORMAT,
-        "provider": provider or url.host,
+        "provider": provider or httpx2.URL(str(client.base_url)).host,
         "model": None,
-        "base_url": f"{url.scheme}://{url.host}{port}{url.path}".rstrip("/"),
+        "base_url": url_without_secrets(str(client.base_url)).rstrip("/"),
     }
     if run:
         header["run"] = run
