@@ -341,7 +341,8 @@ def check_ping(
     """One chat request of one token to the configured model; a failure says what to fix."""
     import openai
 
-    from .failures import failure_from
+    from .failures import ModelFailure, failure_from, shown_safely
+    from .request import turn_from_completion, turn_from_text
 
     if environ.get("AGENTLAB_OFFLINE"):
         return Finding("ping", "warn", tr("doctor.ping.offline"), tr("doctor.offline_fix"))
@@ -351,7 +352,7 @@ def check_ping(
     host = host_of(settings.base_url)
     started = time.perf_counter()
     try:
-        settings.client(timeout=timeout).chat.completions.create(
+        reply = settings.client(timeout=timeout).chat.completions.create(
             model=settings.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
         )
     except openai.APITimeoutError:
@@ -397,6 +398,13 @@ def check_ping(
     except Exception as exc:  # a reply the SDK cannot read: say so, never crash
         detail = failure_from(exc, secret=settings.api_key).message
         return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))
+    # HTTP 200 is not yet an answer: a web page (base_url at a site) or an error body
+    turn = turn_from_text(reply) if isinstance(reply, str) else turn_from_completion(reply)
+    if isinstance(turn, ModelFailure):
+        message = shown_safely(turn.message, settings.api_key)
+        return Finding(
+            "ping", "fail", message, tr("doctor.ping.not_api_fix", url_var=provider.url_var)
+        )
     ms = round((time.perf_counter() - started) * 1000)
     return Finding("ping", "ok", tr("doctor.ping.ok", model=settings.model, host=host, ms=ms))
 

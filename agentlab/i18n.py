@@ -378,6 +378,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "一个工具调用的 id 缺失或与之前重复（{id}），已重新命名",
         "a tool call came with a missing or repeated id ({id}); renamed",
     ),
+    "model.not_json": (
+        "模型服务的回复不是 JSON（{detail}）：请检查 base_url 是否指向 OpenAI 兼容的 API"
+        "（通常以 /v1 结尾），而不是一个网页",
+        "the model service's reply is not JSON ({detail}): check that base_url points at the "
+        "OpenAI-compatible API (usually ending in /v1), not at a web page",
+    ),
+    "model.empty_body": ("回复是空的", "an empty body"),
     "model.no_choices": ("模型服务的回复里没有 choices", "the model service returned no choices"),
     "model.timed_out": ("模型请求超时", "the model request timed out"),
     "model.unreachable": ("连不上模型服务：{error}", "could not reach the model service: {error}"),
@@ -2887,6 +2894,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the service is reachable and took the key but refused this test request; "
         "run a notebook's real-model cell to see the full error",
     ),
+    "doctor.ping.not_api_fix": (
+        "检查 .env 里的 {url_var}：它要指向服务的 OpenAI 兼容接口（通常以 /v1 结尾）",
+        "check {url_var} in .env: it must point at the service's OpenAI-compatible API "
+        "(usually ending in /v1)",
+    ),
     "doctor.ping.status_fix": (
         "看上面服务返回的说明；多半是服务暂时不可用，稍后用 agentlab doctor --ping 再试",
         "read the service's explanation above; it is often a passing outage: "
@@ -2901,6 +2913,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "also send one tiny test request to the configured model (costs a token or two)",
     ),
     # -- providers --
+    "provider.json_for_stream": (
+        "请求的是流式回复，模型服务却一次性返回了 JSON：已按普通回复读取（文字不会逐字显示）",
+        "a streamed reply was asked for, but the model service sent one JSON document: read "
+        "as a plain reply (the text was not shown as it came)",
+    ),
+    "provider.sse_for_plain": (
+        "请求的是普通回复，模型服务却按流式（SSE）格式返回：已按它实际的格式读取",
+        "a plain reply was asked for, but the model service sent it framed as a stream (SSE): "
+        "read as it came",
+    ),
     "provider.legacy_function_call": (
         "模型用的是已弃用的 function_call 格式（不是 tool_calls）：按一个工具调用处理",
         "the model answered with the deprecated function_call (not tool_calls); read as one "

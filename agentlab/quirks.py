@@ -19,6 +19,11 @@ services add to it (``tests/providers/`` keeps their recorded replies):
   in ``content``, Hermes/Qwen style): what Ollama or vLLM send when the
   server does not turn the model's call into ``tool_calls``
   (:data:`TOOL_CALL_AS_TEXT`; the decide phase refuses such a reply).
+- a reply in the **other framing** than the one asked for: one JSON
+  document when a stream was asked for, or SSE (even a whole
+  ``chat.completion`` followed by a stray ``data: [DONE]``) when not. Servers
+  that ignore ``"stream"`` are reported for kaito, unsloth and 9router, among
+  others. :func:`json_payloads` finds the JSON in such a body.
 
 ``request.py`` and ``streaming.py`` call in here only when a reply has one of
 these, so a plain reply never runs this module's functions (the decide phase
@@ -38,6 +43,7 @@ FRAMING = frozenset({"index"})
 """Position markers (a delta's or a call's place in a list): not content, never sent back."""
 THINK_BLOCK = re.compile(r"\s*<think>(.*?)(?:</think>|\Z)(.*)", re.DOTALL)
 TOOL_CALL_AS_TEXT = re.compile(r"\s*<tool_call>")
+STRAY_DONE = re.compile(r"\s*data:\s*\[DONE\]\s*\Z")
 
 
 def kept_fields(model: Any) -> dict[str, Any]:
@@ -127,3 +133,26 @@ def merge_fields(into: dict[str, Any], fields: dict[str, Any]) -> None:
             into[key] = merged
         elif value is not None or key not in into:
             into[key] = value
+
+
+def json_payloads(text: str) -> list[dict[str, Any]]:
+    """The JSON objects in a body that came in the other framing: one JSON
+    document (a stray ``data: [DONE]`` after it dropped), or else the JSON of
+    each SSE ``data:`` line. Empty when there is none (a web page, say)."""
+    try:
+        whole = json.loads(STRAY_DONE.sub("", text))
+    except ValueError:
+        pass
+    else:
+        return [whole] if isinstance(whole, dict) else []
+    found = []
+    for line in text.splitlines():
+        if not line.startswith("data:"):
+            continue
+        try:
+            value = json.loads(line[len("data:") :])
+        except ValueError:  # [DONE], or a line cut short
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+    return found

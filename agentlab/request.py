@@ -22,8 +22,10 @@ history on every call, which made a 200-step run ~20x slower
 A reply that arrives can still be a failure: a ``finish_reason`` saying the
 service failed or its moderation stopped the reply
 (``failures.FINISH_FAILURES``), a tool call written as text
-(``quirks.TOOL_CALL_AS_TEXT``), a stream with nothing in it, or a body with
-only an ``error``.
+(``quirks.TOOL_CALL_AS_TEXT``), a stream with nothing in it, a body with
+only an ``error``, or a body that is not JSON at all. A reply in the other
+framing than asked for (JSON for a stream, SSE for a plain request) is read
+as what it is, with a warning.
 
 It does not execute tools or enforce any budget. The only stops it makes
 are its own phase's: ``deadline`` when the run's time runs out during a
@@ -57,7 +59,7 @@ from .failures import (
 from .i18n import tr
 from .result import RunState, Stop
 from .retry import retry_wait
-from .streaming import Fragment, print_delta, read_stream
+from .streaming import Fragment, StreamedReply, print_delta, read_stream
 
 # What a streamed reply is parsed into. Made once: subscripting a generic goes
 # through typing's cache on every call.
@@ -273,7 +275,9 @@ def request_turn(
     keeps the tool-call fragments."""
     try:
         reply = post_chat(client, request_body(model, messages, tools, stream), timeout)
-        if stream:
+        if isinstance(reply, str):  # the SDK hands back a body it could not read as JSON
+            turn = turn_from_text(reply, stream)
+        elif stream:
             turn = _streamed_turn(reply, on_text, on_reasoning)
         else:
             turn = turn_from_completion(reply)
@@ -288,8 +292,16 @@ def request_turn(
 def _streamed_turn(
     reply: Any, on_text: Callable[[str], None] | None, on_reasoning: Callable[[str], None] | None
 ) -> ModelTurn | ModelFailure:
+    response = getattr(reply, "response", None)
+    kind = response.headers.get("content-type", "") if response is not None else ""
+    if "json" in kind or "html" in kind:  # a service that ignored "stream": true, or a web page
+        with reply:
+            return turn_from_text(response.read().decode("utf-8", "replace"), True)
     with reply:
-        s = read_stream(reply, on_text, on_reasoning)
+        return _turn_from_stream(read_stream(reply, on_text, on_reasoning))
+
+
+def _turn_from_stream(s: StreamedReply) -> ModelTurn | ModelFailure:
     if s.content is None and s.reasoning is None and not s.calls and s.finish_reason is None:
         # nothing arrived: an empty body, only [DONE], or a page that is not SSE at all
         return ModelFailure("empty_stream", tr("model.empty_stream"))
@@ -302,6 +314,29 @@ def _streamed_turn(
         call_fields = tuple(c.extra for c in s.calls)
         return replace(turn, extra=s.extra, notes=notes, call_fields=call_fields)
     return turn
+
+
+def turn_from_text(text: str, stream_asked: bool = False) -> ModelTurn | ModelFailure:
+    """A reply in the other framing than the one asked for (``quirks.json_payloads``),
+    read as what it is, with a note saying so. A body with no JSON at all (a web
+    page, when ``base_url`` points at a site and not at the API) is a failure."""
+    payloads = quirks.json_payloads(text)
+    error = next((p["error"] for p in payloads if p.get("error") and not p.get("choices")), None)
+    if error is not None:
+        return _error_in_body(error)
+    if not payloads:
+        detail = error_detail(text) or tr("model.empty_body")
+        return ModelFailure("bad_reply", tr("model.not_json", detail=detail))
+    choices = [c for p in payloads for c in p.get("choices") or () if isinstance(c, dict)]
+    if any("delta" in c for c in choices):
+        chunks = [ChatCompletionChunk.model_construct(**p) for p in payloads]
+        turn = _turn_from_stream(read_stream(chunks, None))
+    else:
+        turn = turn_from_completion(ChatCompletion.model_construct(**payloads[0]))
+    if isinstance(turn, ModelFailure):
+        return turn
+    note = tr("provider.json_for_stream" if stream_asked else "provider.sse_for_plain")
+    return replace(turn, notes=(*turn.notes, note))
 
 
 def _failed_ending(turn: ModelTurn) -> ModelFailure | None:

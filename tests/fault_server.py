@@ -12,6 +12,7 @@ normally. Faults:
 ``500``     500 with a JSON error
 ``401``     401 whose error message echoes the key it was sent
 ``reset``   reads the request, then resets the connection (TCP RST)
+``page``    200 with a web page (a ``base_url`` pointing at a site)
 ``NNN``     any other HTTP status (403, 404, 400 ...) with a JSON error
 ==========  =============================================================
 
@@ -117,6 +118,13 @@ class FaultServer(LoopbackServer):
             h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             h.close_connection = True
             h.connection.close()
+        elif kind == "page":
+            page = "<!DOCTYPE html><html><head><title>Model Studio</title></head><body>hi</body>"
+            h.send_response(200)
+            h.send_header("content-type", "text/html; charset=utf-8")
+            h.send_header("content-length", str(len(page)))
+            h.end_headers()
+            h.wfile.write(page.encode())
         elif kind.isdigit():
             self.send_error_json(h, int(kind), f"fault {kind}")
         else:

@@ -243,6 +243,12 @@ def test_each_failed_request_says_what_it_means(home, server, fault, level, in_m
     assert server.requests[0]["authorization"] == f"Bearer {KEY}"  # the key really was sent
 
 
+def test_a_web_page_with_http_200_is_not_a_working_model(home, server):
+    finding = ping(server, "page")
+    assert finding.level == "fail" and "Model Studio" in finding.message
+    assert "LLM_BASE_URL" in finding.fix
+
+
 def test_a_silent_service_times_out(home, server):
     finding = ping(server, "hang", timeout=0.3)
     assert finding.level == "fail" and "0.3" in finding.message and "LLM_BASE_URL" in finding.fix

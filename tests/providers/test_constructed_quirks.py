@@ -81,7 +81,11 @@ ANSWER = completion({"role": "assistant", "content": "好了"})
 STREAMED_ANSWER = sse(chunk({"role": "assistant", "content": "好了"}), chunk(finish="stop"))
 
 
-def service(*replies: dict | bytes) -> Callable[[httpx2.Request], httpx2.Response]:
+Reply = dict | bytes | httpx2.Response
+"""A JSON body, SSE bytes, or a response the test framed itself."""
+
+
+def service(*replies: Reply) -> Callable[[httpx2.Request], httpx2.Response]:
     queue = list(replies)
     seen: list[dict] = []
 
@@ -90,6 +94,8 @@ def service(*replies: dict | bytes) -> Callable[[httpx2.Request], httpx2.Respons
         if not queue:
             return httpx2.Response(500, json={"error": {"message": "no more"}})
         reply = queue.pop(0)
+        if isinstance(reply, httpx2.Response):  # framed by the test itself
+            return reply
         if isinstance(reply, bytes):
             return httpx2.Response(
                 200, headers={"content-type": "text/event-stream"}, content=reply
@@ -561,7 +567,7 @@ def test_a_finish_reason_in_a_chunk_without_delta_still_counts():
 # -- replies that end badly (documented values, constructed replies) -------------------
 
 
-def run_with(*replies: dict | bytes, stream: bool = False, retries: int = 0) -> RunResult:
+def run_with(*replies: Reply, stream: bool = False, retries: int = 0) -> RunResult:
     return run_agent(
         "说说销售额",
         client=plain_client(service(*replies)),
@@ -659,3 +665,103 @@ def test_a_reply_that_arrived_and_failed_still_counts_its_tokens():
     filtered["usage"] = {"prompt_tokens": 40, "completion_tokens": 10, "total_tokens": 50}
     result = run_with(filtered)
     assert (result.stop_reason, result.tokens) == ("model_error", 50)
+
+
+# -- replies in the other framing than asked for (issues describe them; constructed) --------
+
+
+def framed(content_type: str, body: str | bytes) -> httpx2.Response:
+    content = body.encode() if isinstance(body, str) else body
+    return httpx2.Response(200, headers={"content-type": content_type}, content=content)
+
+
+CALL = {"id": "c1", "type": "function", "function": {"name": "x", "arguments": '{"n": 1}'}}
+USAGE = {"prompt_tokens": 30, "completion_tokens": 5, "total_tokens": 35}
+
+
+def test_a_stream_asked_for_and_one_json_document_sent_is_read_as_it_is():
+    """A server that ignores "stream": true and always answers with JSON
+    (BaseIntelligence/bounty-challenge issue 17821; NextChat PR 1585 reads such replies)."""
+    first = completion({"role": "assistant", "content": None, "tool_calls": [CALL]}, "tool_calls")
+    first["usage"] = USAGE
+    tools = Recorder()
+    result = run_agent(
+        "说说销售额",
+        client=plain_client(service(framed("application/json", json.dumps(first)), ANSWER)),
+        tools=tools.registry("x"),
+        stream=True,
+        on_text=None,
+        trace_dir=False,
+    )
+    assert (result.outcome, result.answer, tools.ran) == ("completed", "好了", [("x", {"n": 1})])
+    assert result.tokens >= 35
+    assert tr("provider.json_for_stream") in result.warnings
+
+
+@pytest.mark.parametrize("with_data_prefix", [False, True], ids=["bare", "data-line"])
+def test_a_plain_reply_framed_as_sse_is_read_as_it_is(with_data_prefix):
+    """9router issue 3492: a request without "stream" got a complete chat.completion,
+    sent as text/event-stream with "data: [DONE]" glued after it."""
+    document = json.dumps(completion({"role": "assistant", "content": "好了"}, usage=USAGE))
+    body = ("data: " if with_data_prefix else "") + document + "\n\ndata: [DONE]\n\n"
+    result = run_with(framed("text/event-stream", body))
+    assert (result.outcome, result.answer, result.tokens) == ("completed", "好了", 35)
+    assert tr("provider.sse_for_plain") in result.warnings
+
+
+def test_a_plain_request_answered_with_a_stream_is_assembled():
+    """Servers that ignore "stream": false and always stream (kaito-project/kaito issue 1880,
+    unslothai/unsloth issue 6570, jingyaogong/minimind PR 851)."""
+    body = sse(
+        chunk({"role": "assistant", "content": None}),
+        calls(fragment(0, "c1", "x", '{"n"'), fragment(0, args=": 1}")),
+        chunk(finish="tool_calls"),
+    )
+    tools = Recorder()
+    result = run_agent(
+        "说说销售额",
+        client=plain_client(service(framed("text/event-stream", body), ANSWER)),
+        tools=tools.registry("x"),
+        on_text=None,
+        trace_dir=False,
+    )
+    assert (result.outcome, result.answer, tools.ran) == ("completed", "好了", [("x", {"n": 1})])
+    assert tr("provider.sse_for_plain") in result.warnings
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_a_web_page_instead_of_the_api_is_named_and_not_retried(stream):
+    """A base_url pointing at a site, not its API: HTTP 200 and a page."""
+    page = "<!DOCTYPE html><html><head><title>控制台 &amp; 文档</title></head><body>..."
+    result = run_with(framed("text/html; charset=utf-8", page), ANSWER, stream=stream, retries=2)
+    assert (result.stop_reason, result.model_requests) == ("model_error", 1)
+    assert tr("model.not_json", detail="控制台 & 文档") in result.warnings[-1]
+
+
+def test_an_error_document_sent_for_a_stream_keeps_its_words_and_code():
+    """The JSON error body of test_an_error_body_with_http_200_counts_its_own_code,
+    sent to a streamed request with its own content type."""
+    error = {"error": {"message": "Model overloaded, try later", "code": 503}}
+    answer = sse(chunk({"role": "assistant", "content": "好了"}), chunk(finish="stop"))
+    result = run_with(framed("application/json", json.dumps(error)), answer, stream=True, retries=1)
+    assert (result.outcome, result.model_requests) == ("completed", 2)
+    alone = run_with(framed("application/json", json.dumps(error)), stream=True)
+    assert "Model overloaded, try later" in alone.warnings[-1]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('{\n  "a": 1\n}\n', [{"a": 1}]),
+        ('{"a": 1}data: [DONE]', [{"a": 1}]),
+        (': ping\n\ndata: {"a": 1}\n\ndata:{"b": 2}\n\ndata: [DONE]\n\n', [{"a": 1}, {"b": 2}]),
+        ("data: [1, 2]\n\ndata: {broken\n\n", []),
+        ("[1, 2]", []),
+        ("<html>502</html>", []),
+    ],
+    ids=["pretty", "stray-done", "sse", "no-objects", "list", "html"],
+)
+def test_json_payloads_finds_the_objects_in_either_framing(text, expected):
+    from agentlab.quirks import json_payloads
+
+    assert json_payloads(text) == expected
