@@ -44,6 +44,7 @@ from .clients.real import (
     VARIABLES,
     ModelConfigError,
     ModelSettings,
+    env_file_text,
     load_settings,
     read_env_file,
 )
@@ -282,7 +283,7 @@ def check_env_file(env_file: str | Path | None = None) -> list[Finding]:
             )
         ]
     findings = [Finding("env_file", "ok", tr("doctor.env.ok", path=path, n=len(values)))]
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = env_file_text(path).splitlines()  # read above, so it decodes
     for name in values:
         if name in KNOWN_VARIABLES:
             continue

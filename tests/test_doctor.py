@@ -173,8 +173,9 @@ def test_an_env_file_that_does_not_parse_names_its_line(home, text, line):
     assert "sk-no-equals" not in render(findings)
 
 
-def test_a_misspelled_variable_is_pointed_out(home):
-    (home / ".env").write_text("# mine\nDASHSCOP_API_KEY=sk-x\nMY_OWN_THING=1\n", "utf-8")
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])  # utf-16: PowerShell 5's `echo >`
+def test_a_misspelled_variable_is_pointed_out(home, encoding):
+    (home / ".env").write_text("# mine\nDASHSCOP_API_KEY=sk-x\nMY_OWN_THING=1\n", encoding)
     findings = check_env_file()
     assert [f.level for f in findings] == ["ok", "warn"]
     typo = findings[1]

@@ -156,14 +156,8 @@ def from_env(env_file: str | Path | None = None, timeout: float = 60.0) -> OpenA
     return load_settings(env_file).client(timeout=timeout)
 
 
-def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
-    """The ``KEY=VALUE`` pairs of ``.env`` (searched upwards from the working
-    directory when not given); an unreadable or malformed file is an error."""
-    path = Path(env_file) if env_file else Path(find_dotenv(usecwd=True) or ".env")
-    if not path.is_file():
-        if env_file:
-            raise ModelConfigError(tr("config.no_env_file", path=str(path)))
-        return {}
+def env_file_text(path: Path) -> str:
+    """The text of a ``.env``: UTF-8 (with or without a byte-order mark) or UTF-16."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -173,9 +167,20 @@ def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
     try:
         # Windows PowerShell 5 writes `echo ... > .env` as UTF-16, with its byte-order mark
         utf16 = raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        text = raw.decode("utf-16") if utf16 else raw.decode("utf-8-sig")
+        return raw.decode("utf-16") if utf16 else raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ModelConfigError(tr("config.not_utf8", name=path.name)) from None
+
+
+def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
+    """The ``KEY=VALUE`` pairs of ``.env`` (searched upwards from the working
+    directory when not given); an unreadable or malformed file is an error."""
+    path = Path(env_file) if env_file else Path(find_dotenv(usecwd=True) or ".env")
+    if not path.is_file():
+        if env_file:
+            raise ModelConfigError(tr("config.no_env_file", path=str(path)))
+        return {}
+    text = env_file_text(path)
     for binding in parse_stream(io.StringIO(text)):
         if binding.error:
             # The parser counts blank lines before a bad line as part of it.
