@@ -135,6 +135,16 @@ def sleeps(*args, **kwargs):
     time.sleep(60)
 
 
+def swallows_everything(*args, **kwargs):
+    """The checker's own stop included: only a line tracer gets it out (core.py)."""
+    while True:
+        try:
+            while True:
+                pass
+        except:  # noqa: E722
+            pass
+
+
 JUNK = {
     "None": None,
     "int": 42,
@@ -142,6 +152,7 @@ JUNK = {
     "raises": raises,
     "loops": loops_forever,
     "sleeps": sleeps,
+    "swallows": swallows_everything,
     "garbage": lambda *a, **k: object(),
     "class": type("Junk", (), {}),
 }

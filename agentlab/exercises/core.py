@@ -31,12 +31,14 @@ import ctypes
 import io
 import re
 import signal
+import sys
 import tempfile
 import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from types import CodeType
 from typing import Any
 
@@ -244,19 +246,43 @@ def _bounded(work: Callable[[], Any], seconds: float) -> Any:
     return _bounded_by_thread(work, seconds)
 
 
-def _raise_time_up(signum: int, frame: Any) -> None:
-    raise TimeUp()
+PACKAGE_FOLDER = str(Path(__file__).resolve().parent.parent)
+"""agentlab's own code: the line tracer below never raises in it (the checker's
+own ``except TimeUp`` must run)."""
+
+
+def _time_up_on_line(frame: Any, event: str, arg: Any) -> Any:
+    """A line tracer: the next line of student code raises :class:`TimeUp`."""
+    if event == "line" and not frame.f_code.co_filename.startswith(PACKAGE_FOLDER):
+        raise TimeUp()  # CPython switches the tracer off by itself after this
+    return _time_up_on_line
 
 
 def _bounded_by_alarm(work: Callable[[], Any], seconds: float) -> Any:
-    previous = signal.signal(signal.SIGALRM, _raise_time_up)
-    # Fires again every 50 ms, so a bare ``except:`` cannot swallow it for good.
+    marked: list[Any] = []  # the frames given the line tracer, cleared at the end
+
+    def time_up(signum: int, frame: Any) -> None:
+        # A bare ``except:`` in the student's code catches this. So the next line
+        # it runs, in that handler, raises again: an exception raised inside an
+        # ``except`` block is not caught by that block.
+        sys.settrace(lambda *_: _time_up_on_line)  # frames entered from now on
+        while frame is not None:
+            frame.f_trace = _time_up_on_line
+            marked.append(frame)
+            frame = frame.f_back
+        raise TimeUp()
+
+    previous, tracer = signal.signal(signal.SIGALRM, time_up), sys.gettrace()
+    # Fires again every 50 ms, should a tracer not have stopped the code.
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001), 0.05)
     try:
         return work()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        sys.settrace(tracer)  # a debugger's, or none
+        for frame in marked:
+            frame.f_trace = None
 
 
 def _bounded_by_thread(work: Callable[[], Any], seconds: float) -> Any:
