@@ -32,19 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from .budget import DEMO_MAX_STEPS, Budget
+from .cli_parser import CourseParser, add_commands, usage_error
 from .clients import BEHAVIOURS, ModelConfigError, load_settings, scripted
-from .i18n import printable_output, tr
+from .i18n import printable_output, reason, tr
 from .loop import run_agent
 from .tools import file_tools, sales_tools, sandbox_copy
 
 DEFAULT_SCRIPTED = {"sales": "honest_analyst", "files": "todo_clerk"}
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit code 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def parse_caps(text: str) -> list[int]:
@@ -76,11 +70,18 @@ def positive_int(text: str) -> int:
     return value
 
 
-def build_parser() -> OneLineParser:
-    parser = OneLineParser(prog="agentlab", description=tr("cli.description"))
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
-
-    run = commands.add_parser("run", help=tr("cli.run.help"))
+def build_parser() -> CourseParser:
+    parser = CourseParser(prog="agentlab", description=tr("cli.description"))
+    run, demo, sweep, doctor, trace = add_commands(
+        parser,
+        {
+            "run": tr("cli.run.help"),
+            "demo": tr("cli.demo.help"),
+            "sweep": tr("cli.sweep.help"),
+            "doctor": tr("doctor.help"),
+            "trace": tr("display.cli.help"),
+        },
+    )
     run.add_argument("question", nargs="?", help=tr("cli.run.question"))
     run.add_argument(
         "--max-steps",
@@ -94,10 +95,8 @@ def build_parser() -> OneLineParser:
     run.add_argument("--record", type=Path, metavar="FILE", help=tr("replay.cli_record"))
     run.add_argument("--replay", type=Path, metavar="FILE", help=tr("replay.cli_replay"))
 
-    demo = commands.add_parser("demo", help=tr("cli.demo.help"))
     demo.add_argument("--stream", action="store_true", help=tr("cli.demo.stream"))
 
-    sweep = commands.add_parser("sweep", help=tr("cli.sweep.help"))
     sweep.add_argument(
         "--caps", type=parse_caps, default=parse_caps("1-30"), help=tr("cli.sweep.caps")
     )
@@ -108,10 +107,8 @@ def build_parser() -> OneLineParser:
     sweep.add_argument("--repeat-guard", action="store_true", help=tr("cli.sweep.repeat_guard"))
     sweep.add_argument("--out", type=Path, required=True, help=tr("cli.sweep.out"))
 
-    doctor = commands.add_parser("doctor", help=tr("doctor.help"))
     doctor.add_argument("--ping", action="store_true", help=tr("doctor.ping_help"))
 
-    trace = commands.add_parser("trace", help=tr("display.cli.help"))
     trace.add_argument("file", type=Path, help=tr("display.cli.file"))
     trace.add_argument("--out", type=Path, help=tr("display.cli.out"))
     return parser
@@ -367,14 +364,14 @@ def command_trace(args: argparse.Namespace) -> int:
     from .display import trace_html
     from .trace import read_trace
 
-    def fail(key: str, path: Path, reason: object = "") -> int:
-        print(f"agentlab trace: error: {tr(key, path=str(path), reason=reason)}", file=sys.stderr)
+    def fail(key: str, path: Path, why: object = "") -> int:
+        print(usage_error("agentlab trace", tr(key, path=str(path), reason=why)), file=sys.stderr)
         return 2
 
     try:
         events = read_trace(args.file)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return fail("display.cli.cannot_read", args.file, getattr(exc, "strerror", None) or exc)
+        return fail("display.cli.cannot_read", args.file, reason(exc))
     if not events or not all(isinstance(e, dict) and "event" in e for e in events):
         return fail("display.cli.not_a_trace", args.file)
     out = args.out or args.file.with_suffix(".html")
@@ -382,6 +379,6 @@ def command_trace(args: argparse.Namespace) -> int:
     try:
         out.write_text(trace_html(events, title=title), encoding="utf-8")
     except OSError as exc:
-        return fail("display.cli.cannot_write", out, exc.strerror or exc)
+        return fail("display.cli.cannot_write", out, reason(exc))
     print(out)
     return 0

@@ -2,7 +2,8 @@
 
 Everything the package says to a person — warnings, stop messages, tool
 error messages, hints to the model, table labels, exercise feedback — is
-looked up here by key::
+looked up here by key (:func:`reason` says why a file could not be read or
+written, for the errors a student meets most)::
 
     tr("guard.max_steps", cap=4)   # 达到步数上限 max_steps=4，仍未得到最终回答
 
@@ -26,6 +27,8 @@ This module only looks texts up; it does not decide what to say.
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import string
 import sys
@@ -76,6 +79,34 @@ def printable_output() -> None:
         stream.reconfigure(encoding=encoding, errors="backslashreplace")
 
 
+OS_REASONS = {
+    errno.ENOENT: "os.not_found",
+    errno.EACCES: "os.permission",
+    errno.EPERM: "os.permission",
+    errno.EISDIR: "os.is_a_folder",
+    errno.ENOTDIR: "os.not_a_folder",
+    errno.ENOSPC: "os.disk_full",
+    errno.EROFS: "os.read_only",
+    errno.ENAMETOOLONG: "os.name_too_long",
+    errno.ELOOP: "os.link_loop",
+}
+"""The file-system errors a student meets most, by errno: the system's own text
+(``strerror``) is in the machine's locale, English on most set-ups."""
+
+
+def reason(exc: BaseException) -> str:
+    """Why a file could not be read or written, in the current language when we
+    know the error (a bad JSON line says where), else the system's own words."""
+    if isinstance(exc, json.JSONDecodeError):
+        return tr("os.bad_json", line=exc.lineno, column=exc.colno)
+    if isinstance(exc, UnicodeError):
+        return tr("os.not_utf8")
+    key = OS_REASONS.get(getattr(exc, "errno", None))
+    if key is not None:
+        return tr(key)
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
 def placeholders(template: str) -> set[str]:
     """The ``{names}`` a template fills in (used by the catalog's own test)."""
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
@@ -83,6 +114,20 @@ def placeholders(template: str) -> set[str]:
 
 # key: (Chinese, English). Keys are grouped by the module that uses them.
 CATALOG: dict[str, tuple[str, str]] = {
+    # -- reason(): why a file could not be read or written --
+    "os.not_found": ("文件或文件夹不存在", "no such file or directory"),
+    "os.permission": ("没有权限", "permission denied"),
+    "os.is_a_folder": ("这是一个文件夹，不是文件", "it is a folder, not a file"),
+    "os.not_a_folder": ("路径中有一段不是文件夹", "a part of the path is not a folder"),
+    "os.disk_full": ("磁盘已满", "no space left on the disk"),
+    "os.read_only": ("只读的文件系统", "read-only file system"),
+    "os.name_too_long": ("文件名太长", "file name too long"),
+    "os.link_loop": ("符号链接层数太多", "too many levels of symbolic links"),
+    "os.bad_json": (
+        "不是合法的 JSON（第 {line} 行第 {column} 列）",
+        "not valid JSON (line {line}, column {column})",
+    ),
+    "os.not_utf8": ("不是 UTF-8 文本", "not UTF-8 text"),
     # -- shared punctuation --
     "list.sep": ("、", ", "),
     # -- clients/scripted.py, clients/script.py: the in-process "service" --
@@ -637,6 +682,33 @@ CATALOG: dict[str, tuple[str, str]] = {
         "usually ending in /v1 or similar",
     ),
     # -- cli.py: agentlab run | demo | sweep --
+    # -- cli_parser.py: argparse's own words --
+    "cli.argparse.usage": ("用法：", "usage: "),
+    "cli.argparse.positionals": ("位置参数", "positional arguments"),
+    "cli.argparse.options": ("选项", "options"),
+    "cli.argparse.commands": ("命令", "commands"),
+    "cli.argparse.help": ("显示这条帮助并退出", "show this help message and exit"),
+    "cli.argparse.error": ("{prog}：错误：{message}", "{prog}: error: {message}"),
+    "cli.argparse.argument": ("参数 {name}：{message}", "argument {name}: {message}"),
+    "cli.argparse.required": (
+        "缺少必需的参数：{names}",
+        "the following arguments are required: {names}",
+    ),
+    "cli.argparse.unrecognized": ("无法识别的参数：{args}", "unrecognized arguments: {args}"),
+    "cli.argparse.choice": (
+        "没有 {value} 这个选择（可选：{choices}）",
+        "invalid choice: {value} (choose from {choices})",
+    ),
+    "cli.argparse.value": ("{value} 不是合法的 {type} 值", "invalid {type} value: {value}"),
+    "cli.argparse.expected_one": ("需要一个值", "expected one argument"),
+    "cli.argparse.ambiguous": (
+        "选项 {option} 有歧义，可能是 {matches}",
+        "ambiguous option: {option} could match {matches}",
+    ),
+    "cli.argparse.explicit": (
+        "这个开关不接受值（收到 {value}）",
+        "ignored explicit argument {value}",
+    ),
     "cli.description": (
         "在终端里运行课程的 Agent 循环（没有配置 .env 时使用脚本化模型）。",
         "Run the course's agent loop from a terminal (keyless unless .env is set).",

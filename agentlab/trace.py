@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .i18n import tr
+from .i18n import reason, tr
 
 # Made once (json.dumps with options builds a new encoder per call). default=str:
 # anything that is not JSON (a path) is written as text.
@@ -137,7 +137,7 @@ class Trace:
             except OSError:
                 pass
         self._file = None
-        self.failure = tr("trace.write_failed", folder=str(self.folder), error=exc.strerror or exc)
+        self.failure = tr("trace.write_failed", folder=str(self.folder), error=reason(exc))
 
 
 def read_trace(path: str | Path) -> list[dict[str, Any]]:

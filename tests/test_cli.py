@@ -92,14 +92,21 @@ def test_sweep_writes_csv_and_charts(tmp_path, capsys):
     )
 
 
+COMMANDS = "'run', 'demo', 'sweep', 'doctor', 'trace'"
+SCRIPTED = "'honest_analyst', 'never_stops', 'todo_clerk'"
+
+
 @pytest.mark.parametrize(
     "argv, fragment",
     [
-        ([], "the following arguments are required"),
-        (["fly"], "invalid choice"),
+        ([], tr("cli.argparse.required", names="{run,demo,sweep,doctor,trace}")),
+        (["fly"], tr("cli.argparse.choice", value="'fly'", choices=COMMANDS)),
         (["run"], "question"),
         (["run", "x", "--max-steps", "0"], tr("cli.not_positive", text="'0'")),
-        (["run", "x", "--scripted", "genius"], "invalid choice"),
+        (
+            ["run", "x", "--scripted", "genius"],
+            tr("cli.argparse.choice", value="'genius'", choices=SCRIPTED),
+        ),
         (["sweep", "--out", "o", "--caps", "5-1"], tr("cli.bad_caps", text="'5-1'")),
         (["sweep", "--out", "o", "--caps", "a"], tr("cli.bad_caps", text="'a'")),
         (["sweep", "--out", "o", "--caps", "0-3"], tr("cli.caps_positive")),

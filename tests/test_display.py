@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from agentlab import OUTCOMES, Budget, palette, run_agent
 from agentlab.cli import main
+from agentlab.cli_parser import usage_error
 from agentlab.clients import ScriptedClient, call, say
 from agentlab.display import meaning, run_html, trace_html
 from agentlab.i18n import CATALOG, placeholders
@@ -421,7 +422,8 @@ def test_cli_rejects_what_is_not_a_trace_in_one_line(tmp_path, capsys, content):
         path.write_text(content, encoding="utf-8")
     assert main(["trace", str(path)]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.count("\n") == 1 and err.startswith("agentlab trace: error:")
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(usage_error("agentlab trace", ""))
 
 
 # -- palette and catalog ------------------------------------------------------------------

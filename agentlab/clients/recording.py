@@ -56,7 +56,7 @@ import httpx2
 from openai import OpenAI
 
 from ..failures import without_secret
-from ..i18n import tr
+from ..i18n import reason, tr
 from .real import url_without_secrets
 
 FORMAT = "agentlab-recording/1"
@@ -331,8 +331,8 @@ def load_recording(source: str | Path | dict[str, Any]) -> dict[str, Any]:
         try:
             document = json.loads(Path(source).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            reason = getattr(exc, "strerror", None) or type(exc).__name__
-            raise RecordingError(tr("replay.bad_file", path=str(source), reason=reason)) from None
+            why = reason(exc)
+            raise RecordingError(tr("replay.bad_file", path=str(source), reason=why)) from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise RecordingError(tr("replay.not_a_recording", path=str(source), format=FORMAT))
     if not isinstance(document.get("exchanges"), list):

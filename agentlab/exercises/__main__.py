@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import sys
@@ -19,6 +18,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from ..cli_parser import CourseParser, add_commands
 from ..i18n import printable_output, tr
 from . import exercises, render
 from .core import NOT_DONE, PASSED, WRONG, Exercise, judge
@@ -91,10 +91,10 @@ def verify(chapter: str | None = None, verbose: bool = False) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     printable_output()
-    parser = argparse.ArgumentParser(prog="python -m agentlab.exercises")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("list", help=tr("exercise.cli.list"))
-    check = commands.add_parser("verify", help=tr("exercise.cli.verify"))
+    parser = CourseParser(prog="python -m agentlab.exercises")
+    _, check = add_commands(
+        parser, {"list": tr("exercise.cli.list"), "verify": tr("exercise.cli.verify")}
+    )
     check.add_argument("--chapter", help=tr("exercise.cli.chapter"))
     check.add_argument("--verbose", action="store_true", help=tr("exercise.cli.verbose"))
     args = parser.parse_args(argv)

@@ -27,7 +27,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..i18n import tr
+from ..i18n import reason, tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
 from .sales import COURSE_DATA_DIR
 from .sandbox import (
@@ -117,7 +117,7 @@ def _no_file(rel_path: str) -> ToolResult:
 
 def _read_failed(rel_path: str, exc: OSError) -> ToolResult:
     return error(
-        "READ_FAILED", tr("files.read_failed", name=repr(rel_path), error=exc.strerror), [rel_path]
+        "READ_FAILED", tr("files.read_failed", name=repr(rel_path), error=reason(exc)), [rel_path]
     )
 
 
@@ -140,7 +140,7 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
     except OSError as exc:
         return link_refusal(exc, rel_path) or error(
             "WRITE_FAILED",
-            tr("files.write_failed", name=repr(rel_path), error=exc.strerror),
+            tr("files.write_failed", name=repr(rel_path), error=reason(exc)),
             [rel_path],
         )
     verb = "appended" if append else "wrote"
