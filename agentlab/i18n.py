@@ -2777,11 +2777,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "doctor.summary.warn": (
         "没有必须修复的问题；上面有 {n} 条提醒",
-        "nothing must be fixed; {n} warning(s) above",
+        "nothing must be fixed; warnings above: {n}",
     ),
     "doctor.summary.fail": (
         "有 {n} 个问题需要先修复（见每项的“怎么办”）",
-        "{n} problem(s) to fix first (see each fix)",
+        "problems to fix first: {n} (see each fix)",
     ),
     "doctor.and_more": ("，另外还有 {n} 个", ", and {n} more"),
     "doctor.python.old": (
