@@ -51,7 +51,7 @@ from urllib.parse import quote
 
 import openai
 
-from .i18n import tr
+from .i18n import reason, tr
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
     elif isinstance(exc, openai.APITimeoutError):
         failure = ModelFailure("timeout", tr("model.timed_out"))
     elif isinstance(exc, openai.APIConnectionError):
-        failure = ModelFailure("connection", tr("model.unreachable", error=exc))
+        failure = ModelFailure("connection", tr("model.unreachable", error=_why_unreachable(exc)))
     elif type(exc) is openai.APIError and exc.body is not None:
         # The SDK raises a bare APIError for an error event inside a stream
         # (OpenRouter: the upstream provider broke off after the reply began).
@@ -144,6 +144,14 @@ def _status_message(exc: openai.APIStatusError) -> str:
     return tr(
         "model.http_status", status=exc.status_code, detail=error_detail(exc.body) or exc.message
     )
+
+
+def _why_unreachable(exc: BaseException) -> str:
+    """The SDK says only "Connection error."; the OS error under it says why."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__cause__ or cause.__context__
+    return reason(cause) if cause is not None else str(exc)
 
 
 MAX_MESSAGE_CHARS = 1000

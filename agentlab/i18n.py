@@ -30,6 +30,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import socket
 import string
 import sys
 
@@ -89,18 +90,25 @@ OS_REASONS = {
     errno.EROFS: "os.read_only",
     errno.ENAMETOOLONG: "os.name_too_long",
     errno.ELOOP: "os.link_loop",
+    errno.ECONNREFUSED: "os.refused",
+    errno.ECONNRESET: "os.reset",
+    errno.ENETUNREACH: "os.no_route",
+    errno.EHOSTUNREACH: "os.no_route",
 }
-"""The file-system errors a student meets most, by errno: the system's own text
+"""The file and network errors a student meets most, by errno: the system's own text
 (``strerror``) is in the machine's locale, English on most set-ups."""
 
 
 def reason(exc: BaseException) -> str:
-    """Why a file could not be read or written, in the current language when we
-    know the error (a bad JSON line says where), else the system's own words."""
+    """Why a file could not be read or written, or a service reached, in the
+    current language when we know the error (a bad JSON line says where), else
+    the system's own words."""
     if isinstance(exc, json.JSONDecodeError):
         return tr("os.bad_json", line=exc.lineno, column=exc.colno)
     if isinstance(exc, UnicodeError):
         return tr("os.not_utf8")
+    if isinstance(exc, socket.gaierror):
+        return tr("os.no_such_host")
     key = OS_REASONS.get(getattr(exc, "errno", None))
     if key is not None:
         return tr(key)
@@ -128,6 +136,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "not valid JSON (line {line}, column {column})",
     ),
     "os.not_utf8": ("不是 UTF-8 文本", "not UTF-8 text"),
+    "os.refused": (
+        "连接被拒绝（这个地址和端口上没有服务在运行）",
+        "connection refused (no service is running at that address and port)",
+    ),
+    "os.reset": ("连接被对方重置", "the connection was reset by the other side"),
+    "os.no_route": ("网络不通，到不了这个主机", "the network cannot reach that host"),
+    "os.no_such_host": (
+        "找不到这个主机名（检查 base_url 的拼写和网络）",
+        "no such host name (check the spelling of base_url, and the network)",
+    ),
     # -- shared punctuation --
     "list.sep": ("、", ", "),
     # -- clients/scripted.py, clients/script.py: the in-process "service" --

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import from_env
+from agentlab.i18n import tr
 from agentlab.tools import ToolRegistry
 from agentlab.trace import read_trace
 
@@ -159,3 +161,16 @@ def test_a_hung_or_trickling_reply_stops_at_the_deadline(real_env, tmp_path, fau
     assert (result.stop_reason, result.phase) == ("deadline", "decide")
     assert elapsed <= 0.3 + SLACK_S
     assert result.messages[-1] == {"role": "user", "content": "ping"}  # history kept
+
+
+def test_a_connection_failure_says_why_not_only_connection_error(real_env, tmp_path):
+    """The SDK's own message is always "Connection error."; the OS error under it
+    (here a reset, and a port nobody listens on) says what happened."""
+    with FaultServer(["reset"]) as server:
+        result, _ = run(server, real_env, Budget(max_retries=0), tmp_path=tmp_path)
+        port = server.httpd.server_address[1]
+    assert tr("os.reset") in result.warnings[-1]
+    assert "Connection error" not in result.warnings[-1]
+    gone = SimpleNamespace(base_url=f"http://127.0.0.1:{port}/v1")  # stopped: nothing listens
+    result, _ = run(gone, real_env, Budget(max_retries=0), tmp_path=tmp_path)
+    assert tr("os.refused") in result.warnings[-1]
