@@ -1116,6 +1116,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "in request 1, the system message should be followed by the task as a role=user "
         "message (its content is task)",
     ),
+    "exercise.loop.leftover_history": (
+        "第 1 次请求里，任务消息之前已经有 {k} 条别的消息：这是上一次运行留下的历史。"
+        "每次调用都在函数里新建 messages，别用全局变量或默认参数保存它",
+        "in request 1, {k} other messages come before the task: history left over from an "
+        "earlier run. Build a new messages list inside the function on every call; do not "
+        "keep it in a global variable or a default argument",
+    ),
     "exercise.loop.no_tools": (
         "第 1 次请求没有带 tools=tools.schemas()：模型不知道有哪些工具可用",
         "request 1 did not pass tools=tools.schemas(): the model cannot know which tools exist",
@@ -1126,6 +1133,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "in the history of request {n}, the assistant message of the previous reply (with "
         "tool_calls {ids}) is missing: the model cannot see what it asked for, and most "
         "services answer 400",
+    ),
+    "exercise.loop.call_type": (
+        '第 {n} 次请求的历史里，tool_call {id} 的 "type" 是 {got}，应为 "function"：'
+        "兼容 OpenAI 的服务缺了它会直接返回 400",
+        'in the history of request {n}, tool_call {id} has "type" {got}; it must be '
+        '"function": OpenAI-compatible services answer 400 without it',
     ),
     "exercise.loop.tool_before_assistant": (
         "第 {n} 次请求的历史里，role=tool 消息排在了它所回答的 assistant 消息（tool_calls：{ids}）"

@@ -161,6 +161,21 @@ def loop_without_cap(task, client, tools, max_steps):
             messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
 
 
+def loop_without_call_type(task, client, tools, max_steps):
+    messages = _start(task)
+    for _ in range(max_steps):
+        reply = _ask(client, messages, tools)
+        assistant = _assistant(reply)
+        for tc in assistant.get("tool_calls", []):
+            del tc["type"]  # "the id and the function are all the model needs"
+        messages.append(assistant)
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages
+
+
 LOOP = (
     Wrong("tool message without tool_call_id", loop_without_tool_call_id),
     Wrong("tool results appended before the assistant message", loop_tool_before_assistant),
@@ -170,6 +185,9 @@ LOOP = (
     Wrong("stops when the reply has content, not when it has no tool_calls", loop_stops_on_content),
     Wrong("no step cap at all", loop_without_cap),
     Wrong("counts tool calls, not requests, against the cap", loop_counts_tool_calls),
+    Wrong(
+        'tool_calls without "type": "function" (real services answer 400)', loop_without_call_type
+    ),
 )
 
 
