@@ -1496,11 +1496,24 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.01-append-text.escaped_relative": (
         "沙盒外的路径 {path} 没有被拒绝（工具返回 {result}）：先用 resolve_inside 检查路径，"
-        "拒绝时返回 PATH_NOT_ALLOWED（只比较路径字符串的开头不够：沙盒旁边同名开头的文件也会通过）",
+        "它返回 dict（PATH_NOT_ALLOWED）时把这个结果原样返回",
         "{path}, outside the sandbox, was not refused (the tool returned {result}): check the "
-        "path with resolve_inside first and return PATH_NOT_ALLOWED (comparing only the start "
-        "of the path text is not enough: a file beside the sandbox whose name starts the same "
-        "gets through)",
+        "path with resolve_inside first, and when it returns a dict (PATH_NOT_ALLOWED) return "
+        "that result as it is",
+    ),
+    "exercise.01-append-text.escaped_prefix": (
+        "沙盒外的路径 {path} 没有被拒绝（工具返回 {result}）：只比较路径字符串的开头不够，"
+        "沙盒旁边名字开头相同的文件也会通过；用 resolve_inside 检查路径",
+        "{path}, outside the sandbox, was not refused (the tool returned {result}): comparing "
+        "only the start of the path text is not enough, a file beside the sandbox whose name "
+        "starts the same gets through; check the path with resolve_inside",
+    ),
+    "exercise.01-append-text.escape_other_error": (
+        "沙盒外的路径 {path} 应该被拒绝，返回 PATH_NOT_ALLOWED；你的工具返回了 {result}："
+        "先用 resolve_inside 检查路径，它返回 dict 时原样返回，别再往下执行",
+        "{path}, outside the sandbox, should be refused with PATH_NOT_ALLOWED; your tool "
+        "returned {result}: check the path with resolve_inside first and return the dict it "
+        "gives back as it is, without going on",
     ),
     "exercise.01-append-text.escaped_absolute": (
         "绝对路径 {path} 没有被拒绝（工具返回 {result}）：只允许沙盒里的相对路径",
@@ -1550,6 +1563,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "第 {n} 组里 {call} 的 {field} 拼出来是 {got}，应为 {expected}",
         "in set {n}, the {field} of {call} came out as {got}; it should be {expected}",
     ),
+    "exercise.01-fragments.none_arguments": (
+        "第 {n} 组碎片的第一片 arguments 是 None（这一片没带参数文本），你的函数在这里出错了："
+        '拼接之前把 None 当作空字符串，例如 piece["arguments"] or ""',
+        "in set {n} the first piece's arguments is None (it carries no argument text) and "
+        'your function failed on it: treat None as an empty string, e.g. piece["arguments"] '
+        'or ""',
+    ),
     "exercise.01-fragments.what_late": (
         "拼第 2 个调用的碎片先到的那一组",
         "joining the set where the second call's pieces come first",
@@ -1561,8 +1581,9 @@ CATALOG: dict[str, tuple[str, str]] = {
         "calls by index, not by arrival",
     ),
     "exercise.01-fragments.passed": (
-        "{n} 组交替到达的碎片都按 index 拼对了",
-        "all {n} sets of interleaved fragments joined correctly by index",
+        "{n} 组碎片（交替到达的，第一片 arguments 是 None 的）都按 index 拼对了",
+        "all {n} sets of fragments (interleaved ones, one whose first piece has arguments "
+        "None) joined correctly by index",
     ),
     # chapter 02
     "exercise.02-predict-cap1.title": (

@@ -378,6 +378,16 @@ def fragments_in_arrival_order(fragments):
     return list(calls.values())  # in the order the calls first arrived, not by index
 
 
+def fragments_without_none_guard(fragments):
+    calls = {}
+    for piece in fragments:
+        slot = calls.setdefault(
+            piece["index"], {"id": piece["id"], "name": piece["name"], "arguments": ""}
+        )
+        slot["arguments"] += piece["arguments"]  # a piece may carry arguments=None
+    return [calls[index] for index in sorted(calls)]
+
+
 FRAGMENTS = (
     Wrong("every fragment joined into one call", fragments_one_call),
     Wrong("calls returned in arrival order, not by index", fragments_in_arrival_order),
@@ -385,6 +395,7 @@ FRAGMENTS = (
         "continuations appended to the newest call (breaks on interleaving)", fragments_to_last_call
     ),
     Wrong("joined by id (continuations carry no id)", fragments_by_id),
+    Wrong("arguments += piece's arguments with no None guard", fragments_without_none_guard),
 )
 
 
