@@ -1220,6 +1220,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{name} 应返回 messages 列表，你返回的是 {got}",
         "{name} should return the list of messages; it returned {got}",
     ),
+    "exercise.loop.return_missing_tools": (
+        "返回的 messages 少了最后一步的 {count} 条 role=tool 消息：用完上限的那一步，"
+        "模型要的工具照样执行，每个调用的结果也要放回 messages",
+        "the returned messages lack the last step's {count} role=tool message(s): in the step "
+        "that uses up the cap the tools the model asked for still run, and each result goes "
+        "back into messages",
+    ),
     "exercise.loop.return_missing_last": (
         "返回的 messages 少了最后一条：{expected}",
         "the returned messages lack the last one: {expected}",
@@ -1738,6 +1745,14 @@ CATALOG: dict[str, tuple[str, str]] = {
         "调用会抛异常的工具 {name}",
         "calling {name}, a tool that raises",
     ),
+    "exercise.02-dispatch.probe.null": (
+        "用参数 {arguments} 调用 {name}（合法的 JSON，但不是对象）",
+        "calling {name} with {arguments} (valid JSON, but not an object)",
+    ),
+    "exercise.02-dispatch.probe.raises_key_error": (
+        "调用名单里的工具 {name}（参数 {arguments}），它自己抛出 KeyError",
+        "calling {name}, a listed tool, with {arguments}: it raises a KeyError of its own",
+    ),
     "exercise.02-dispatch.probe.empty": (
         "用空参数字符串调用 {name}",
         "calling {name} with an empty argument string",
@@ -1750,10 +1765,17 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{what}：应返回 status=error、code={code} 的结果，你返回了 {got}",
         "{what}: it should return a result with status=error and code={code}; you returned {got}",
     ),
+    "exercise.02-dispatch.not_a_result": (
+        "{what}：你返回的 {got} 不是结构化的工具结果（没有 status）："
+        '用 error("{code}", 说明) 构造它，它带齐 status、data、source、error',
+        "{what}: what you returned, {got}, is not a structured tool result (no status): "
+        'build it with error("{code}", message), which has status, data, source and error',
+    ),
     "exercise.02-dispatch.passed": (
-        "名单外的工具、坏 JSON、不是对象的参数、抛异常的工具，都变成了结构化错误结果",
-        "an unlisted tool, broken JSON, non-object arguments and a raising tool all became "
-        "structured error results",
+        "名单外的工具、坏 JSON、不是对象的参数（包括 null）、抛异常的工具（包括抛 KeyError 的），"
+        "都变成了结构化错误结果",
+        "an unlisted tool, broken JSON, non-object arguments (null included) and raising tools "
+        "(one raising KeyError included) all became structured error results",
     ),
     "exercise.02-capped-loop.title": (
         "给循环装上步数上限，并报告结局",
@@ -1783,6 +1805,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.02-capped-loop.return_pair": (
         "场景「{scenario}」：capped_loop 应返回 (messages, ending) 两项，你返回的是 {got}",
         "scenario “{scenario}”: capped_loop should return (messages, ending); it returned {got}",
+    ),
+    "exercise.02-capped-loop.reversed": (
+        "场景「{scenario}」：返回的两项顺序反了：应是 (messages, ending)，你返回的是 "
+        "(ending, messages)，第一项是 {got}",
+        "scenario “{scenario}”: the two items are the wrong way round: return (messages, "
+        "ending), not (ending, messages); your first item is {got}",
     ),
     "exercise.02-capped-loop.ending_answered": (
         "场景「{scenario}」：模型在第 {steps} 步给出了最终回答（max_steps={cap}），ending 应是 "
@@ -1851,6 +1879,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "你的测试放过了谎报结局的循环（用完上限却说 'answered'）：断言结局是 'max_steps'",
         "your test let through a loop that lies about its ending (out of steps, yet "
         "'answered'): assert that the ending is 'max_steps'",
+    ),
+    "exercise.02-stub-test.returned": (
+        "。你的测试返回了 {got}：测试要靠 assert 失败，return False 不算失败",
+        ". Your test returned {got}: a test fails through a failing assert; returning False "
+        "is not failing",
+    ),
+    "exercise.02-stub-test.caught": (
+        "。你的测试自己接住了 AssertionError：测试要靠 assert 失败，自己 except 掉就不算失败了",
+        ". Your test catches its own AssertionError: a test fails through a failing assert; "
+        "one it catches itself does not count",
     ),
     "exercise.02-stub-test.passed": (
         "你的测试让正确的循环通过，抓住了多请求一次和谎报结局的循环",

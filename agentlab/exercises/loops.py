@@ -358,6 +358,9 @@ def check_returned_messages(returned: Any, ref: Transcript, scenario: Scenario, 
     mine, theirs = conversation(returned), conversation(ref.returned)
     if mine == theirs:
         return
+    missing = theirs[len(mine) :]
+    if mine == theirs[: len(mine)] and missing and all(m.get("role") == "tool" for m in missing):
+        raise fail("exercise.loop.return_missing_tools", count=len(missing))
     if mine == theirs[:-1]:
         raise fail("exercise.loop.return_missing_last", expected=describe(theirs[-1]))
     i = next(

@@ -490,10 +490,58 @@ def dispatch_lets_tools_raise(tools, name, arguments_json):
     return tools[name](**arguments)
 
 
+def dispatch_key_error_is_unknown(tools, name, arguments_json):
+    try:
+        arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+    except json.JSONDecodeError:
+        return error("INVALID_ARGUMENTS", "arguments are not valid JSON")
+    if not isinstance(arguments, dict):
+        return error("INVALID_ARGUMENTS", "arguments must be a JSON object")
+    try:
+        return tools[name](**arguments)
+    except KeyError:  # meant for tools[name]; a tool's own KeyError lands here too
+        return error("UNKNOWN_TOOL", name)
+    except Exception as exc:
+        return error("TOOL_EXCEPTION", str(exc))
+
+
+def dispatch_falsy_is_empty(tools, name, arguments_json):
+    if name not in tools:
+        return error("UNKNOWN_TOOL", name)
+    try:
+        arguments = json.loads(arguments_json or "{}") or {}  # null and [] become {}
+    except json.JSONDecodeError:
+        return error("INVALID_ARGUMENTS", "arguments are not valid JSON")
+    if not isinstance(arguments, dict):
+        return error("INVALID_ARGUMENTS", "arguments must be a JSON object")
+    try:
+        return tools[name](**arguments)
+    except Exception as exc:
+        return error("TOOL_EXCEPTION", str(exc))
+
+
+def dispatch_bare_dicts(tools, name, arguments_json):
+    if name not in tools:
+        return {"error": "UNKNOWN_TOOL"}  # not a tool result: no status, no message
+    try:
+        arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+    except json.JSONDecodeError:
+        return {"error": "INVALID_ARGUMENTS"}
+    if not isinstance(arguments, dict):
+        return {"error": "INVALID_ARGUMENTS"}
+    try:
+        return tools[name](**arguments)
+    except Exception:
+        return {"error": "TOOL_EXCEPTION"}
+
+
 DISPATCH = (
     Wrong("no whitelist: tools[name] raises KeyError", dispatch_without_whitelist),
     Wrong("broken JSON raises instead of INVALID_ARGUMENTS", dispatch_trusts_json),
     Wrong("a tool's own exception escapes", dispatch_lets_tools_raise),
+    Wrong("except KeyError as UNKNOWN_TOOL: a tool's own KeyError", dispatch_key_error_is_unknown),
+    Wrong('json.loads(text or "{}") or {}: null runs the tool', dispatch_falsy_is_empty),
+    Wrong('bare {"error": code} dicts, not error(...) results', dispatch_bare_dicts),
 )
 
 
@@ -555,12 +603,33 @@ def capped_raises(task, client, tools, max_steps):
     raise RuntimeError(f"too many steps (max_steps={max_steps})")
 
 
+def capped_reversed_pair(task, client, tools, max_steps):
+    messages, ending = solutions.capped_loop(task, client, tools, max_steps)
+    return ending, messages  # the pair the other way round
+
+
+def capped_skips_last_tools(task, client, tools, max_steps):
+    messages = _start(task)
+    for step in range(1, max_steps + 1):
+        reply = _ask(client, messages, tools)
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages, "answered"
+        if step == max_steps:  # "no step left to use the results, so do not run the tools"
+            break
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages, "max_steps"
+
+
 CAPPED_LOOP = (
     Wrong("range(max_steps + 1): one request too many", capped_one_extra),
     Wrong("an answer at the last allowed step reported as max_steps", capped_cap_before_answer),
     Wrong("always reports answered", capped_always_answered),
     Wrong("raises at the cap instead of returning", capped_raises),
     Wrong("counts tool calls, not requests, against the cap", capped_counts_tool_calls),
+    Wrong("returns (ending, messages): the pair reversed", capped_reversed_pair),
+    Wrong("skips the tools of the last step", capped_skips_last_tools),
 )
 
 
@@ -589,11 +658,31 @@ def stub_test_checks_the_name(loop):
     assert loop.__name__ == "capped_loop"  # tells the reference apart by name, tests nothing
 
 
+def stub_test_returns_a_bool(loop):
+    cap = 4
+    stub = ScriptedClient([call("analyze_csv", relative_path="sales.csv")] * 100)
+    _, ending = loop("分析 sales.csv", stub, sales_tools(), cap)
+    return len(stub.requests) <= cap and ending == "max_steps"  # nobody reads it
+
+
+def stub_test_catches_its_assertion(loop):
+    cap = 4
+    stub = ScriptedClient([call("analyze_csv", relative_path="sales.csv")] * 100)
+    _, ending = loop("分析 sales.csv", stub, sales_tools(), cap)
+    try:
+        assert len(stub.requests) <= cap
+        assert ending == "max_steps"
+    except AssertionError:
+        print("the loop is wrong")  # reported, and the test still passes
+
+
 STUB_TEST = (
     Wrong("asserts only the ending: misses one request too many", stub_test_checks_only_ending),
     Wrong("checks the loop's name, not what it does", stub_test_checks_the_name),
     Wrong("asserts only the request count: misses a lying ending", stub_test_checks_only_requests),
     Wrong("expects all 100 replies used: fails the correct loop", stub_test_expects_every_reply),
+    Wrong("returns a bool instead of asserting", stub_test_returns_a_bool),
+    Wrong("catches its own AssertionError", stub_test_catches_its_assertion),
 )
 
 
