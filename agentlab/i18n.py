@@ -1962,10 +1962,19 @@ CATALOG: dict[str, tuple[str, str]] = {
         'text 不是路径，"./x" 和 "x" 是两段不同的文本',
         'text is not a path: "./x" and "x" are different texts',
     ),
+    "exercise.03-repeat-key.reason.broken_text": (
+        "两段不同的坏 JSON：解析不了时，用它原来的文本（连同工具名）做 key",
+        "two different pieces of broken JSON: when it does not parse, its own text (with the "
+        "tool's name) is the key",
+    ),
+    "exercise.03-repeat-key.reason.broken_tool": (
+        "同一段坏 JSON 发给了两个不同的工具：key 里也要有工具名",
+        "the same broken JSON sent to two different tools: the key holds the tool's name too",
+    ),
     "exercise.03-repeat-key.passed": (
-        "空格、键的顺序、./ 都看穿了，不同的文件、工具、类型和文本也没有混为一谈",
+        "空格、键的顺序、./ 都看穿了，不同的文件、工具、类型和文本（包括坏 JSON）也没有混为一谈",
         "it sees through whitespace, key order and ./, and keeps different files, tools, types "
-        "and texts apart",
+        "and texts (broken JSON included) apart",
     ),
     "exercise.03-no-progress.title": (
         "无进展计数器",
@@ -1997,6 +2006,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.03-no-progress.what": (
         "用 limit={limit} 跑序列 {sequence}",
         "running the sequence {sequence} with limit={limit}",
+    ),
+    "exercise.03-no-progress.not_a_counter": (
+        "NoProgress({limit}) 得到的是 {got}，不是一个有 after_step 方法的对象："
+        "NoProgress 要写成 class，状态存在 self 上",
+        "NoProgress({limit}) gave {got}, not an object with an after_step method: write "
+        "NoProgress as a class that keeps its state on self",
     ),
     "exercise.03-no-progress.never": (
         "序列 {sequence}（limit={limit}）：应在第 {expected} 步叫停，你的计数器一直没有叫停",
@@ -2112,6 +2127,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "left() 算出的剩余时间，而不是整个预算",
         "under the fake clock, with {left} s left, run() still let a {job} s job finish: run() "
         "must use the time left() gives, not the whole budget",
+    ),
+    "exercise.03-deadline.swallowed": (
+        "时间到了，run() 却正常返回了（工作还没做完）：run_within 抛出的 TimedOut 被你接住吞掉了，"
+        "调用方就不知道已经超时；别用 except 接住它，让它抛出去",
+        "time ran out, yet run() returned normally (the work had not finished): the TimedOut "
+        "run_within raised was caught and dropped, so the caller never learns the time is up; "
+        "do not catch it, let it propagate",
     ),
     "exercise.03-deadline.passed": (
         "假时钟下 left() 只给剩余时间、从不为负，run() 只给工作剩下的时间；真实运行里模型用掉的 "

@@ -735,6 +735,20 @@ def key_lstrips_dots(name, arguments_json):
     return f"{name}:{json.dumps(parsed, sort_keys=True, ensure_ascii=False)}"
 
 
+def key_name_only_when_broken(name, arguments_json):
+    try:
+        return solutions.repeat_key(name, json.dumps(json.loads(arguments_json or "{}")))
+    except json.JSONDecodeError:
+        return name  # "broken JSON: just the tool, then"
+
+
+def key_empty_when_broken(name, arguments_json):
+    try:
+        return solutions.repeat_key(name, json.dumps(json.loads(arguments_json or "{}")))
+    except Exception:
+        return ""  # every broken call, of any tool, gets the same key
+
+
 REPEAT_KEY = (
     Wrong("raw argument text: whitespace makes a new call", key_raw_text),
     Wrong("json.dumps without sort_keys: key order makes a new call", key_unsorted),
@@ -742,6 +756,8 @@ REPEAT_KEY = (
     Wrong("tool name only: different files look like repeats", key_name_only),
     Wrong("strips ./ from every string, not only paths", key_strips_every_dot_slash),
     Wrong("lstrip('./'): ../secret.md and secret.md look the same", key_lstrips_dots),
+    Wrong("broken JSON: the tool name alone", key_name_only_when_broken),
+    Wrong('broken JSON: "" for every tool', key_empty_when_broken),
 )
 
 
@@ -779,6 +795,17 @@ class NoProgressOneLate:
         return self.streak > self.limit
 
 
+def no_progress_as_a_function(limit):
+    seen, streak = set(), [0]
+
+    def after_step(fingerprints):
+        streak[0] = streak[0] + 1 if set(fingerprints) <= seen else 0
+        seen.update(fingerprints)
+        return streak[0] >= limit
+
+    return after_step  # the check itself, not an object that has an after_step
+
+
 NO_PROGRESS = (
     Wrong(
         "compares with the previous step only (alternating results never stop)",
@@ -786,6 +813,7 @@ NO_PROGRESS = (
     ),
     Wrong("the streak is not reset by a step with something new", NoProgressNeverResets),
     Wrong("stops one step late (> instead of >=)", NoProgressOneLate),
+    Wrong("a function, not a class", no_progress_as_a_function),
 )
 
 
@@ -830,11 +858,22 @@ class DeadlineRunGetsWholeBudget(solutions.SharedDeadline):
         return run_within(work, self.seconds, name)  # left() is right, and never used here
 
 
+class DeadlineSwallowsTimedOut(solutions.SharedDeadline):
+    """The reference, but run() catches the TimedOut and returns None."""
+
+    def run(self, work, name):
+        try:
+            return run_within(work, self.left(), name)
+        except Exception:  # "a time-out must not crash the run"
+            return None
+
+
 DEADLINE = (
     Wrong("per-phase timeout: every phase gets the full budget", DeadlinePerPhase),
     Wrong("run() gives the work the whole budget, not the time left", DeadlineRunGetsWholeBudget),
     Wrong("left() goes below zero", DeadlineGoesNegative),
     Wrong("run() calls work() without a timeout", DeadlineNeverStopsWaiting),
+    Wrong("run() catches TimedOut and returns None", DeadlineSwallowsTimedOut),
 )
 
 PREDICT_ALTERNATE = (
