@@ -2378,6 +2378,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "max_retries=0：不重试",
         "max_retries=0: no retries",
     ),
+    "exercise.04-should-retry.why.no_time_left": (
+        "离截止时间还剩 0 秒：0.0 是一个截止时间（已经到了），不是“没有截止时间”；"
+        "只有 None 才表示没有截止时间，别用 if time_left_s 判断",
+        "0 s left before the deadline: 0.0 is a deadline (already reached), not “no "
+        "deadline”; only None means no deadline, so do not test it with if time_left_s",
+    ),
     "exercise.04-should-retry.passed": (
         "只重试瞬时错误，次数不多不少，也不会睡过截止时间",
         "only transient errors are retried, the right number of times, never sleeping past the "
@@ -2413,6 +2419,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.04-done-when.what_run": (
         "用你的完成判据运行 run_agent",
         "running run_agent with your completion check",
+    ),
+    "exercise.04-done-when.returned_none": (
+        "make_done_when 返回了 None：在它的最后要 return done_when（返回内层函数本身，不是调用它）",
+        "make_done_when returned None: end it with return done_when (the inner function "
+        "itself, not a call to it)",
     ),
     "exercise.04-done-when.trusts_answer": (
         "report.md 还不存在，你的判据却因为模型说“报告写好了”就返回了 True：不能相信模型的自述",
@@ -2486,7 +2497,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "带 Traceback 的测试日志",
         "a test log with a traceback",
     ),
-    "exercise.04-truncate.what": ("截断{case}", "truncating {case}"),
+    "exercise.04-truncate.case.long_lines": (
+        "每行 150 个字符的日志",
+        "a log whose lines are 150 characters long",
+    ),
+    "exercise.04-truncate.what": ("截断 {case}", "truncating {case}"),
     "exercise.04-truncate.not_str": (
         "shrink 应返回字符串，你返回的是 {got}",
         "shrink should return a string; it returned {got}",
@@ -2496,8 +2511,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{case} is within limit={limit} and should come back unchanged; yours changed it",
     ),
     "exercise.04-truncate.too_long": (
-        "{case}：结果有 {length} 个字符，超过了 limit={limit}",
-        "{case}: the result has {length} characters, more than limit={limit}",
+        "{case}：结果有 {length} 个字符，超过了 limit={limit}：保留几行要按字符数算"
+        "（行有长有短），不能是固定的行数",
+        "{case}: the result has {length} characters, more than limit={limit}: how many lines "
+        "to keep depends on their length in characters, not on a fixed number of lines",
     ),
     "exercise.04-truncate.no_head": (
         "{case}：第一行 {line} 不见了：开头说明了这是什么输出",
@@ -2546,15 +2563,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`event` 是 `start`、`phase`、`warning` 或 `stop`；`phase` 事件的 `phase` 是 `decide`、"
         "`tool` 或 `complete`，其中工具事件有 `tool`、`status`、`error_code`；`stop` 事件有 "
         "`step` 和 `stop_reason`。写 `trace_story(events)`，返回 `steps`（停在第几步）、"
-        "`stop_reason`、`tools`（按顺序执行或拒绝过的工具名）和 `error_codes`（出错的工具调用的"
-        "错误码，按顺序）。检查会在三次真实运行的轨迹上比较，其中一次有一个被重试的模型请求。",
+        "`stop_reason`、`tools`（每个工具事件的工具名，按顺序：执行过的、被拒绝的、因为运行停止"
+        "而没有执行的 `NOT_RUN` 都算）和 `error_codes`（出错的工具调用的错误码，按顺序）。检查会在三次真实运行的轨迹上比较，其中一次有一个被重试的模型请求。",
         "**Review a run after it stopped.** Every run writes a JSONL trace, one event (a dict) "
         "per line: `event` is `start`, `phase`, `warning` or `stop`; a `phase` event's "
         "`phase` is `decide`, `tool` or `complete`, and tool events carry `tool`, `status`, "
         "`error_code`; the `stop` event carries `step` and `stop_reason`. Write "
         "`trace_story(events)` returning `steps` (the step it stopped at), `stop_reason`, "
-        "`tools` (the tools run or refused, in order) and `error_codes` (the codes of the tool "
-        "calls that failed, in order). The check compares on the traces of three real runs, "
+        "`tools` (the tool name of every tool event, in order: calls that ran, calls refused, "
+        "and calls never run because the run stopped, `NOT_RUN`) and `error_codes` (the codes "
+        "of the tool calls that failed, in order). The check compares on the traces of three real runs, "
         "one with a retried model request.",
     ),
     "exercise.04-trace.hint": (

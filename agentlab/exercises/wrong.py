@@ -966,12 +966,23 @@ def class_409_as_input(failure):
     return "invalid_input" if failure == 409 else solutions.error_class(failure)
 
 
+def class_by_substring(failure):
+    if isinstance(failure, int):
+        return solutions.error_class(failure)
+    if "DENIED" in failure or "NOT_ALLOWED" in failure:
+        return "permission"
+    if "FAIL" in failure:  # READ_FAILED and WRITE_FAILED are not failing checks
+        return "logic"
+    return solutions.error_class(failure)
+
+
 CLASSIFY = (
     Wrong("401/403 as invalid input (forgets permission)", class_forgets_permission),
     Wrong("409 (a conflict: try again) as invalid input", class_409_as_input),
     Wrong("only 429 is transient (5xx not retried)", class_only_429_transient),
     Wrong("failing tests as invalid input", class_logic_as_input),
     Wrong("unknown codes retried as transient", class_unknown_is_transient),
+    Wrong('substring rules: "FAIL" in a code means logic', class_by_substring),
 )
 
 
@@ -991,10 +1002,19 @@ def retry_one_short(error_class, attempt, max_retries, wait_s, time_left_s):
     return time_left_s is None or wait_s < time_left_s
 
 
+def retry_zero_left_is_no_deadline(error_class, attempt, max_retries, wait_s, time_left_s):
+    if error_class != "transient" or attempt > max_retries:
+        return False
+    return not (time_left_s and wait_s >= time_left_s)  # 0.0 left reads as "no deadline"
+
+
 SHOULD_RETRY = (
     Wrong("retries invalid input and logic errors too", retry_all_but_permission),
     Wrong("sleeps past the deadline", retry_ignoring_the_deadline),
     Wrong("attempt >= max_retries: one retry short", retry_one_short),
+    Wrong(
+        "if time_left_s and ...: 0.0 s left counts as no deadline", retry_zero_left_is_no_deadline
+    ),
 )
 
 
@@ -1042,12 +1062,20 @@ def done_when_substring(box, expected_total):
     return done_when
 
 
+def done_when_not_returned(box, expected_total):
+    def done_when(answer):
+        return solutions.make_done_when(box, expected_total)(answer)
+
+    # the inner function is defined, and never handed back
+
+
 DONE_WHEN = (
     Wrong("believes the model's own 'done'", done_when_trusts_the_answer),
     Wrong("returns False without a reason", done_when_says_false),
     Wrong("checks only that the file exists", done_when_existence_only),
     Wrong("the total 9692 written into the check", done_when_hard_coded),
     Wrong("the total found as a substring: 96920 passes", done_when_substring),
+    Wrong("forgets return done_when", done_when_not_returned),
 )
 
 
@@ -1086,12 +1114,28 @@ def shrink_marker_without_count(text, limit):
     return "\n".join("…[truncated]" if "truncated" in line else line for line in kept.splitlines())
 
 
+def shrink_fixed_line_counts(text, limit):
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    keep = {*range(5), *range(len(lines) - 5, len(lines))}  # never looks at limit again
+    keep |= {i for i, line in enumerate(lines) if solutions.KEY_LINE.search(line)}
+    out, previous = [], -1
+    for i in sorted(keep):
+        if i > previous + 1:
+            out.append(f"…[truncated: {i - previous - 1} lines]")
+        out.append(lines[i])
+        previous = i
+    return "\n".join(out)
+
+
 TRUNCATE = (
     Wrong("text[:limit]: the end (often the conclusion) is lost", shrink_cuts_the_end),
     Wrong("head and tail only: the error lines are lost", shrink_head_and_tail),
     Wrong("no marker: the model takes the cut output for all of it", shrink_without_marker),
     Wrong("one line each end, a bare marker at the very end", shrink_one_line_ends_bare_marker),
     Wrong("markers that do not say how much was removed", shrink_marker_without_count),
+    Wrong("5 head and 5 tail lines, whatever their length", shrink_fixed_line_counts),
 )
 
 
