@@ -2666,6 +2666,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "只有失控任务的扫描",
         "a sweep of runaway tasks only",
     ),
+    "exercise.05.case.two_of_three": (
+        "3 个能完成的任务里完成了 2 个的扫描",
+        "a sweep where 2 of the 3 tasks that could complete did",
+    ),
     "exercise.05.what_measure": (
         "在{case}上算 {name}(results, {cap})",
         "computing {name}(results, {cap}) on {case}",
@@ -2676,9 +2680,21 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{name} 应返回一个数，你返回的是 {got}",
         "{name} should return a number; it returned {got}",
     ),
+    "exercise.05.returned_by": ("{name} 返回的值", "the value {name} returned"),
+    "exercise.05.value_of": ("{name} 的值", "the value of {name}"),
+    "exercise.05.one_element": (
+        "{name}是一个只有一个元素的 {kind}，不是一个数：用 .item() 取出里面的那个数",
+        "{name} is a {kind} holding one element, not a number: take the number out with .item()",
+    ),
+    "exercise.05.many_elements": (
+        "{name}是一个有 {size} 个元素的 {kind}，不是一个数：先筛出你要的那一行，"
+        "再用 .item() 取出一个数",
+        "{name} is a {kind} of {size} elements, not a number: select the one row you need, "
+        "then take the number out with .item()",
+    ),
     "exercise.05.cap_not_int": (
-        "种子 {seed}：上限应是一个正整数，你给的是 {got}",
-        "seed {seed}: a cap is a positive integer; you gave {got}",
+        "种子 {seed}：上限应是一个正整数，你给的是 {got}。",
+        "seed {seed}: a cap is a positive integer; you gave {got}.",
     ),
     "exercise.05.cap_too_small": (
         "种子 {seed}：上限 {cap} 时完成率只有 {rate}，还没达到 {target}，推荐值应该更大。",

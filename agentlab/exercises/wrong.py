@@ -1204,10 +1204,23 @@ def completion_in_percent(results, cap):
     return 100 * solutions.completion_rate(results, cap)
 
 
+def completion_as_series(results, cap):
+    from agentlab.experiments import summarize
+
+    summary = summarize(results)
+    return summary.loc[summary["cap"] == cap, "completion_rate"]  # a Series, not a number
+
+
+def completion_rounded(results, cap):
+    return round(solutions.completion_rate(results, cap), 2)  # 2/3 becomes 0.67
+
+
 COMPLETION_RATE = (
     Wrong("divides by every task, runaways included", completion_over_every_task),
     Wrong("forgets to pick the cap", completion_over_every_cap),
     Wrong("a percentage, not a rate", completion_in_percent),
+    Wrong("rounded to 2 decimals", completion_rounded),
+    Wrong("the rate as a one-row Series", completion_as_series),
 )
 
 
@@ -1261,10 +1274,22 @@ def pick_raises_when_unreachable(summary, target):
     return int(summary.loc[summary["completion_rate"] >= target, "cap"].min())
 
 
+def pick_as_array(summary, target):
+    reached = summary[summary["completion_rate"] >= target].sort_values("cap")
+    return reached["cap"].values[:1] if len(reached) else None  # array([5]), not 5
+
+
+def pick_as_series(summary, target):
+    reached = summary[summary["completion_rate"] >= target].sort_values("cap")
+    return reached["cap"].head(1) if len(reached) else None  # a one-row Series
+
+
 PICK_CAP = (
     Wrong("> instead of >=", pick_strictly_above),
     Wrong("first row in table order (rows not sorted by cap)", pick_first_row),
     Wrong("int(NaN) when no cap reaches the target", pick_raises_when_unreachable),
+    Wrong("a one-element array: array([5]) != 5 is falsy", pick_as_array),
+    Wrong("a one-row Series", pick_as_series),
 )
 
 
