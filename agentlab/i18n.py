@@ -1036,6 +1036,19 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{field}：你预测 {predicted}，实际是 {actual}。{why}",
         "{field}: you predicted {predicted}, the run gave {actual}. {why}",
     ),
+    "exercise.predict.type_quoted": (
+        "值对了，类型不同：数字和布尔值直接写（5、True），不要加引号",
+        "The value is right, the type is not: write numbers and booleans as they are (5, "
+        "True), without quotes",
+    ),
+    "exercise.predict.type_bool": (
+        "值对了，类型不同：这里要写布尔值 True 或 False，不是 1 或 0",
+        "The value is right, the type is not: write the boolean True or False here, not 1 or 0",
+    ),
+    "exercise.predict.type_list": (
+        "值对了，类型不同：这里要写一个值，不要放进列表",
+        "The value is right, the type is not: write a single value here, not a list",
+    ),
     "exercise.predict.all_match": (
         "每一项都和真实运行一致：{values}",
         "every field matches the real run: {values}",

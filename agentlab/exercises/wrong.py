@@ -233,6 +233,8 @@ PREDICT_CAP2 = (
         {**solutions.PREDICT_CAP2, "status": "completed", "outcome": "completed"},
     ),
     Wrong("nothing happens when the run fails", {**solutions.PREDICT_CAP2, "file_written": False}),
+    Wrong("the right answer in quotes: 'True'", {**solutions.PREDICT_CAP2, "file_written": "True"}),
+    Wrong("the right answer as 1, not True", {**solutions.PREDICT_CAP2, "file_written": 1}),
 )
 
 PREDICT_ESCAPE = (
@@ -912,6 +914,7 @@ PREDICT_THRESHOLD = (
         "the strict policy: stop at the second",
         {**solutions.PREDICT_THRESHOLD, "steps": 2, "refused_at_step": None},
     ),
+    Wrong("the right step in a list", {**solutions.PREDICT_THRESHOLD, "refused_at_step": [3]}),
 )
 
 PREDICT_ABANDON = (
