@@ -2577,7 +2577,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`tool` 或 `complete`，其中工具事件有 `tool`、`status`、`error_code`；`stop` 事件有 "
         "`step` 和 `stop_reason`。写 `trace_story(events)`，返回 `steps`（停在第几步）、"
         "`stop_reason`、`tools`（每个工具事件的工具名，按顺序：执行过的、被拒绝的、因为运行停止"
-        "而没有执行的 `NOT_RUN` 都算）和 `error_codes`（出错的工具调用的错误码，按顺序）。检查会在三次真实运行的轨迹上比较，其中一次有一个被重试的模型请求。",
+        "而没有执行的 `NOT_RUN` 都算）和 `error_codes`（出错的工具调用的错误码，按顺序）。"
+        "检查会在三次真实运行的轨迹上比较，其中一次有一个被重试的模型请求。",
         "**Review a run after it stopped.** Every run writes a JSONL trace, one event (a dict) "
         "per line: `event` is `start`, `phase`, `warning` or `stop`; a `phase` event's "
         "`phase` is `decide`, `tool` or `complete`, and tool events carry `tool`, `status`, "
@@ -2585,8 +2586,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`trace_story(events)` returning `steps` (the step it stopped at), `stop_reason`, "
         "`tools` (the tool name of every tool event, in order: calls that ran, calls refused, "
         "and calls never run because the run stopped, `NOT_RUN`) and `error_codes` (the codes "
-        "of the tool calls that failed, in order). The check compares on the traces of three real runs, "
-        "one with a retried model request.",
+        "of the tool calls that failed, in order). The check compares on the traces of three "
+        "real runs, one with a retried model request.",
     ),
     "exercise.04-trace.hint": (
         "步数和停止原因都在最后那个 stop 事件里；不要数 decide 事件：被重试的请求也会留下一个。"
