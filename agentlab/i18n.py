@@ -1054,6 +1054,19 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{field}：你预测 {predicted}，实际是 {actual}。{why}",
         "{field}: you predicted {predicted}, the run gave {actual}. {why}",
     ),
+    "exercise.predict.type_quoted": (
+        "值对了，类型不同：数字和布尔值直接写（5、True），不要加引号",
+        "The value is right, the type is not: write numbers and booleans as they are (5, "
+        "True), without quotes",
+    ),
+    "exercise.predict.type_bool": (
+        "值对了，类型不同：这里要写布尔值 True 或 False，不是 1 或 0",
+        "The value is right, the type is not: write the boolean True or False here, not 1 or 0",
+    ),
+    "exercise.predict.type_list": (
+        "值对了，类型不同：这里要写一个值，不要放进列表",
+        "The value is right, the type is not: write a single value here, not a list",
+    ),
     "exercise.predict.all_match": (
         "每一项都和真实运行一致：{values}",
         "every field matches the real run: {values}",
@@ -1134,6 +1147,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "in request 1, the system message should be followed by the task as a role=user "
         "message (its content is task)",
     ),
+    "exercise.loop.leftover_history": (
+        "第 1 次请求里，任务消息之前已经有 {k} 条别的消息：这是上一次运行留下的历史。"
+        "每次调用都在函数里新建 messages，别用全局变量或默认参数保存它",
+        "in request 1, {k} other messages come before the task: history left over from an "
+        "earlier run. Build a new messages list inside the function on every call; do not "
+        "keep it in a global variable or a default argument",
+    ),
     "exercise.loop.no_tools": (
         "第 1 次请求没有带 tools=tools.schemas()：模型不知道有哪些工具可用",
         "request 1 did not pass tools=tools.schemas(): the model cannot know which tools exist",
@@ -1144,6 +1164,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "in the history of request {n}, the assistant message of the previous reply (with "
         "tool_calls {ids}) is missing: the model cannot see what it asked for, and most "
         "services answer 400",
+    ),
+    "exercise.loop.call_type": (
+        '第 {n} 次请求的历史里，tool_call {id} 的 "type" 是 {got}，应为 "function"：'
+        "兼容 OpenAI 的服务缺了它会直接返回 400",
+        'in the history of request {n}, tool_call {id} has "type" {got}; it must be '
+        '"function": OpenAI-compatible services answer 400 without it',
     ),
     "exercise.loop.tool_before_assistant": (
         "第 {n} 次请求的历史里，role=tool 消息排在了它所回答的 assistant 消息（tool_calls：{ids}）"
@@ -1224,6 +1250,13 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.loop.return_type": (
         "{name} 应返回 messages 列表，你返回的是 {got}",
         "{name} should return the list of messages; it returned {got}",
+    ),
+    "exercise.loop.return_missing_tools": (
+        "返回的 messages 少了最后一步的 {count} 条 role=tool 消息：用完上限的那一步，"
+        "模型要的工具照样执行，每个调用的结果也要放回 messages",
+        "the returned messages lack the last step's {count} role=tool message(s): in the step "
+        "that uses up the cap the tools the model asked for still run, and each result goes "
+        "back into messages",
     ),
     "exercise.loop.return_missing_last": (
         "返回的 messages 少了最后一条：{expected}",
@@ -1501,11 +1534,24 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.01-append-text.escaped_relative": (
         "沙盒外的路径 {path} 没有被拒绝（工具返回 {result}）：先用 resolve_inside 检查路径，"
-        "拒绝时返回 PATH_NOT_ALLOWED（只比较路径字符串的开头不够：沙盒旁边同名开头的文件也会通过）",
+        "它返回 dict（PATH_NOT_ALLOWED）时把这个结果原样返回",
         "{path}, outside the sandbox, was not refused (the tool returned {result}): check the "
-        "path with resolve_inside first and return PATH_NOT_ALLOWED (comparing only the start "
-        "of the path text is not enough: a file beside the sandbox whose name starts the same "
-        "gets through)",
+        "path with resolve_inside first, and when it returns a dict (PATH_NOT_ALLOWED) return "
+        "that result as it is",
+    ),
+    "exercise.01-append-text.escaped_prefix": (
+        "沙盒外的路径 {path} 没有被拒绝（工具返回 {result}）：只比较路径字符串的开头不够，"
+        "沙盒旁边名字开头相同的文件也会通过；用 resolve_inside 检查路径",
+        "{path}, outside the sandbox, was not refused (the tool returned {result}): comparing "
+        "only the start of the path text is not enough, a file beside the sandbox whose name "
+        "starts the same gets through; check the path with resolve_inside",
+    ),
+    "exercise.01-append-text.escape_other_error": (
+        "沙盒外的路径 {path} 应该被拒绝，返回 PATH_NOT_ALLOWED；你的工具返回了 {result}："
+        "先用 resolve_inside 检查路径，它返回 dict 时原样返回，别再往下执行",
+        "{path}, outside the sandbox, should be refused with PATH_NOT_ALLOWED; your tool "
+        "returned {result}: check the path with resolve_inside first and return the dict it "
+        "gives back as it is, without going on",
     ),
     "exercise.01-append-text.escaped_absolute": (
         "绝对路径 {path} 没有被拒绝（工具返回 {result}）：只允许沙盒里的相对路径",
@@ -1555,6 +1601,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "第 {n} 组里 {call} 的 {field} 拼出来是 {got}，应为 {expected}",
         "in set {n}, the {field} of {call} came out as {got}; it should be {expected}",
     ),
+    "exercise.01-fragments.none_arguments": (
+        "第 {n} 组碎片的第一片 arguments 是 None（这一片没带参数文本），你的函数在这里出错了："
+        '拼接之前把 None 当作空字符串，例如 piece["arguments"] or ""',
+        "in set {n} the first piece's arguments is None (it carries no argument text) and "
+        'your function failed on it: treat None as an empty string, e.g. piece["arguments"] '
+        'or ""',
+    ),
     "exercise.01-fragments.what_late": (
         "拼第 2 个调用的碎片先到的那一组",
         "joining the set where the second call's pieces come first",
@@ -1566,8 +1619,9 @@ CATALOG: dict[str, tuple[str, str]] = {
         "calls by index, not by arrival",
     ),
     "exercise.01-fragments.passed": (
-        "{n} 组交替到达的碎片都按 index 拼对了",
-        "all {n} sets of interleaved fragments joined correctly by index",
+        "{n} 组碎片（交替到达的，第一片 arguments 是 None 的）都按 index 拼对了",
+        "all {n} sets of fragments (interleaved ones, one whose first piece has arguments "
+        "None) joined correctly by index",
     ),
     # chapter 02
     "exercise.02-predict-cap1.title": (
@@ -1722,6 +1776,14 @@ CATALOG: dict[str, tuple[str, str]] = {
         "调用会抛异常的工具 {name}",
         "calling {name}, a tool that raises",
     ),
+    "exercise.02-dispatch.probe.null": (
+        "用参数 {arguments} 调用 {name}（合法的 JSON，但不是对象）",
+        "calling {name} with {arguments} (valid JSON, but not an object)",
+    ),
+    "exercise.02-dispatch.probe.raises_key_error": (
+        "调用名单里的工具 {name}（参数 {arguments}），它自己抛出 KeyError",
+        "calling {name}, a listed tool, with {arguments}: it raises a KeyError of its own",
+    ),
     "exercise.02-dispatch.probe.empty": (
         "用空参数字符串调用 {name}",
         "calling {name} with an empty argument string",
@@ -1734,10 +1796,17 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{what}：应返回 status=error、code={code} 的结果，你返回了 {got}",
         "{what}: it should return a result with status=error and code={code}; you returned {got}",
     ),
+    "exercise.02-dispatch.not_a_result": (
+        "{what}：你返回的 {got} 不是结构化的工具结果（没有 status）："
+        '用 error("{code}", 说明) 构造它，它带齐 status、data、source、error',
+        "{what}: what you returned, {got}, is not a structured tool result (no status): "
+        'build it with error("{code}", message), which has status, data, source and error',
+    ),
     "exercise.02-dispatch.passed": (
-        "名单外的工具、坏 JSON、不是对象的参数、抛异常的工具，都变成了结构化错误结果",
-        "an unlisted tool, broken JSON, non-object arguments and a raising tool all became "
-        "structured error results",
+        "名单外的工具、坏 JSON、不是对象的参数（包括 null）、抛异常的工具（包括抛 KeyError 的），"
+        "都变成了结构化错误结果",
+        "an unlisted tool, broken JSON, non-object arguments (null included) and raising tools "
+        "(one raising KeyError included) all became structured error results",
     ),
     "exercise.02-capped-loop.title": (
         "给循环装上步数上限，并报告结局",
@@ -1767,6 +1836,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.02-capped-loop.return_pair": (
         "场景「{scenario}」：capped_loop 应返回 (messages, ending) 两项，你返回的是 {got}",
         "scenario “{scenario}”: capped_loop should return (messages, ending); it returned {got}",
+    ),
+    "exercise.02-capped-loop.reversed": (
+        "场景「{scenario}」：返回的两项顺序反了：应是 (messages, ending)，你返回的是 "
+        "(ending, messages)，第一项是 {got}",
+        "scenario “{scenario}”: the two items are the wrong way round: return (messages, "
+        "ending), not (ending, messages); your first item is {got}",
     ),
     "exercise.02-capped-loop.ending_answered": (
         "场景「{scenario}」：模型在第 {steps} 步给出了最终回答（max_steps={cap}），ending 应是 "
@@ -1835,6 +1910,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "你的测试放过了谎报结局的循环（用完上限却说 'answered'）：断言结局是 'max_steps'",
         "your test let through a loop that lies about its ending (out of steps, yet "
         "'answered'): assert that the ending is 'max_steps'",
+    ),
+    "exercise.02-stub-test.returned": (
+        "。你的测试返回了 {got}：测试要靠 assert 失败，return False 不算失败",
+        ". Your test returned {got}: a test fails through a failing assert; returning False "
+        "is not failing",
+    ),
+    "exercise.02-stub-test.caught": (
+        "。你的测试自己接住了 AssertionError：测试要靠 assert 失败，自己 except 掉就不算失败了",
+        ". Your test catches its own AssertionError: a test fails through a failing assert; "
+        "one it catches itself does not count",
     ),
     "exercise.02-stub-test.passed": (
         "你的测试让正确的循环通过，抓住了多请求一次和谎报结局的循环",
@@ -1908,10 +1993,19 @@ CATALOG: dict[str, tuple[str, str]] = {
         'text 不是路径，"./x" 和 "x" 是两段不同的文本',
         'text is not a path: "./x" and "x" are different texts',
     ),
+    "exercise.03-repeat-key.reason.broken_text": (
+        "两段不同的坏 JSON：解析不了时，用它原来的文本（连同工具名）做 key",
+        "two different pieces of broken JSON: when it does not parse, its own text (with the "
+        "tool's name) is the key",
+    ),
+    "exercise.03-repeat-key.reason.broken_tool": (
+        "同一段坏 JSON 发给了两个不同的工具：key 里也要有工具名",
+        "the same broken JSON sent to two different tools: the key holds the tool's name too",
+    ),
     "exercise.03-repeat-key.passed": (
-        "空格、键的顺序、./ 都看穿了，不同的文件、工具、类型和文本也没有混为一谈",
+        "空格、键的顺序、./ 都看穿了，不同的文件、工具、类型和文本（包括坏 JSON）也没有混为一谈",
         "it sees through whitespace, key order and ./, and keeps different files, tools, types "
-        "and texts apart",
+        "and texts (broken JSON included) apart",
     ),
     "exercise.03-no-progress.title": (
         "无进展计数器",
@@ -1943,6 +2037,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.03-no-progress.what": (
         "用 limit={limit} 跑序列 {sequence}",
         "running the sequence {sequence} with limit={limit}",
+    ),
+    "exercise.03-no-progress.not_a_counter": (
+        "NoProgress({limit}) 得到的是 {got}，不是一个有 after_step 方法的对象："
+        "NoProgress 要写成 class，状态存在 self 上",
+        "NoProgress({limit}) gave {got}, not an object with an after_step method: write "
+        "NoProgress as a class that keeps its state on self",
     ),
     "exercise.03-no-progress.never": (
         "序列 {sequence}（limit={limit}）：应在第 {expected} 步叫停，你的计数器一直没有叫停",
@@ -2058,6 +2158,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "left() 算出的剩余时间，而不是整个预算",
         "under the fake clock, with {left} s left, run() still let a {job} s job finish: run() "
         "must use the time left() gives, not the whole budget",
+    ),
+    "exercise.03-deadline.swallowed": (
+        "时间到了，run() 却正常返回了（工作还没做完）：run_within 抛出的 TimedOut 被你接住吞掉了，"
+        "调用方就不知道已经超时；别用 except 接住它，让它抛出去",
+        "time ran out, yet run() returned normally (the work had not finished): the TimedOut "
+        "run_within raised was caught and dropped, so the caller never learns the time is up; "
+        "do not catch it, let it propagate",
     ),
     "exercise.03-deadline.passed": (
         "假时钟下 left() 只给剩余时间、从不为负，run() 只给工作剩下的时间；真实运行里模型用掉的 "
@@ -2302,6 +2409,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "max_retries=0：不重试",
         "max_retries=0: no retries",
     ),
+    "exercise.04-should-retry.why.no_time_left": (
+        "离截止时间还剩 0 秒：0.0 是一个截止时间（已经到了），不是“没有截止时间”；"
+        "只有 None 才表示没有截止时间，别用 if time_left_s 判断",
+        "0 s left before the deadline: 0.0 is a deadline (already reached), not “no "
+        "deadline”; only None means no deadline, so do not test it with if time_left_s",
+    ),
     "exercise.04-should-retry.passed": (
         "只重试瞬时错误，次数不多不少，也不会睡过截止时间",
         "only transient errors are retried, the right number of times, never sleeping past the "
@@ -2337,6 +2450,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.04-done-when.what_run": (
         "用你的完成判据运行 run_agent",
         "running run_agent with your completion check",
+    ),
+    "exercise.04-done-when.returned_none": (
+        "make_done_when 返回了 None：在它的最后要 return done_when（返回内层函数本身，不是调用它）",
+        "make_done_when returned None: end it with return done_when (the inner function "
+        "itself, not a call to it)",
     ),
     "exercise.04-done-when.trusts_answer": (
         "report.md 还不存在，你的判据却因为模型说“报告写好了”就返回了 True：不能相信模型的自述",
@@ -2410,7 +2528,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "带 Traceback 的测试日志",
         "a test log with a traceback",
     ),
-    "exercise.04-truncate.what": ("截断{case}", "truncating {case}"),
+    "exercise.04-truncate.case.long_lines": (
+        "每行 150 个字符的日志",
+        "a log whose lines are 150 characters long",
+    ),
+    "exercise.04-truncate.what": ("截断 {case}", "truncating {case}"),
     "exercise.04-truncate.not_str": (
         "shrink 应返回字符串，你返回的是 {got}",
         "shrink should return a string; it returned {got}",
@@ -2420,8 +2542,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{case} is within limit={limit} and should come back unchanged; yours changed it",
     ),
     "exercise.04-truncate.too_long": (
-        "{case}：结果有 {length} 个字符，超过了 limit={limit}",
-        "{case}: the result has {length} characters, more than limit={limit}",
+        "{case}：结果有 {length} 个字符，超过了 limit={limit}：保留几行要按字符数算"
+        "（行有长有短），不能是固定的行数",
+        "{case}: the result has {length} characters, more than limit={limit}: how many lines "
+        "to keep depends on their length in characters, not on a fixed number of lines",
     ),
     "exercise.04-truncate.no_head": (
         "{case}：第一行 {line} 不见了：开头说明了这是什么输出",
@@ -2470,16 +2594,18 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`event` 是 `start`、`phase`、`warning` 或 `stop`；`phase` 事件的 `phase` 是 `decide`、"
         "`tool` 或 `complete`，其中工具事件有 `tool`、`status`、`error_code`；`stop` 事件有 "
         "`step` 和 `stop_reason`。写 `trace_story(events)`，返回 `steps`（停在第几步）、"
-        "`stop_reason`、`tools`（按顺序执行或拒绝过的工具名）和 `error_codes`（出错的工具调用的"
-        "错误码，按顺序）。检查会在三次真实运行的轨迹上比较，其中一次有一个被重试的模型请求。",
+        "`stop_reason`、`tools`（每个工具事件的工具名，按顺序：执行过的、被拒绝的、因为运行停止"
+        "而没有执行的 `NOT_RUN` 都算）和 `error_codes`（出错的工具调用的错误码，按顺序）。"
+        "检查会在三次真实运行的轨迹上比较，其中一次有一个被重试的模型请求。",
         "**Review a run after it stopped.** Every run writes a JSONL trace, one event (a dict) "
         "per line: `event` is `start`, `phase`, `warning` or `stop`; a `phase` event's "
         "`phase` is `decide`, `tool` or `complete`, and tool events carry `tool`, `status`, "
         "`error_code`; the `stop` event carries `step` and `stop_reason`. Write "
         "`trace_story(events)` returning `steps` (the step it stopped at), `stop_reason`, "
-        "`tools` (the tools run or refused, in order) and `error_codes` (the codes of the tool "
-        "calls that failed, in order). The check compares on the traces of three real runs, "
-        "one with a retried model request.",
+        "`tools` (the tool name of every tool event, in order: calls that ran, calls refused, "
+        "and calls never run because the run stopped, `NOT_RUN`) and `error_codes` (the codes "
+        "of the tool calls that failed, in order). The check compares on the traces of three "
+        "real runs, one with a retried model request.",
     ),
     "exercise.04-trace.hint": (
         "步数和停止原因都在最后那个 stop 事件里；不要数 decide 事件：被重试的请求也会留下一个。"
@@ -2572,6 +2698,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "只有失控任务的扫描",
         "a sweep of runaway tasks only",
     ),
+    "exercise.05.case.two_of_three": (
+        "3 个能完成的任务里完成了 2 个的扫描",
+        "a sweep where 2 of the 3 tasks that could complete did",
+    ),
     "exercise.05.what_measure": (
         "在{case}上算 {name}(results, {cap})",
         "computing {name}(results, {cap}) on {case}",
@@ -2582,9 +2712,21 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{name} 应返回一个数，你返回的是 {got}",
         "{name} should return a number; it returned {got}",
     ),
+    "exercise.05.returned_by": ("{name} 返回的值", "the value {name} returned"),
+    "exercise.05.value_of": ("{name} 的值", "the value of {name}"),
+    "exercise.05.one_element": (
+        "{name}是一个只有一个元素的 {kind}，不是一个数：用 .item() 取出里面的那个数",
+        "{name} is a {kind} holding one element, not a number: take the number out with .item()",
+    ),
+    "exercise.05.many_elements": (
+        "{name}是一个有 {size} 个元素的 {kind}，不是一个数：先筛出你要的那一行，"
+        "再用 .item() 取出一个数",
+        "{name} is a {kind} of {size} elements, not a number: select the one row you need, "
+        "then take the number out with .item()",
+    ),
     "exercise.05.cap_not_int": (
-        "种子 {seed}：上限应是一个正整数，你给的是 {got}",
-        "seed {seed}: a cap is a positive integer; you gave {got}",
+        "种子 {seed}：上限应是一个正整数，你给的是 {got}。",
+        "seed {seed}: a cap is a positive integer; you gave {got}.",
     ),
     "exercise.05.cap_too_small": (
         "种子 {seed}：上限 {cap} 时完成率只有 {rate}，还没达到 {target}，推荐值应该更大。",

@@ -392,3 +392,67 @@ def test_the_librarys_writer_is_found_however_it_is_reached(answer, flagged):
     from agentlab.exercises.ch01 import _library_functions_used
 
     assert bool(_library_functions_used(answer)) is flagged
+
+
+# -- feedback a student can act on (review8/stud) -------------------------------------------
+
+
+def test_history_left_over_from_an_earlier_run_is_named_as_such():
+    from agentlab.exercises import wrong
+
+    kept = [{"role": "system", "content": "助手"}]  # outlives one call, like a global
+
+    def my_loop(task, client, tools, max_steps):
+        messages = kept
+        messages.append({"role": "user", "content": task})
+        for _ in range(max_steps):
+            reply = wrong._ask(client, messages, tools)
+            messages.append(wrong._assistant(reply))
+            if not reply.tool_calls:
+                return messages
+            for tc in reply.tool_calls:
+                content = wrong._result(tools, tc)
+                messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
+        return messages
+
+    verdict = judge(api.get("01-loop"), my_loop)
+    assert verdict.status == WRONG
+    assert "上一次运行留下的历史" in verdict.detail and "别用全局变量或默认参数" in verdict.detail
+
+
+def test_a_series_where_a_number_belongs_is_told_to_use_item():
+    import pandas as pd
+
+    reading = {**api.get("05-read-sweep").reference}
+    reading["wasted_at_24"] = pd.Series([reading["wasted_at_24"]], index=[23])
+    verdict = judge(api.get("05-read-sweep"), reading)
+    assert verdict.status == WRONG and ".item()" in verdict.detail, verdict.detail
+    assert "dtype" not in verdict.detail
+
+
+def test_the_loop_a_stub_test_gets_is_called_loop():
+    def test_step_cap(loop):
+        loop()  # forgot the arguments
+
+    verdict = judge(api.get("02-stub-test"), test_step_cap)
+    assert verdict.status == WRONG
+    assert "loop() missing" in verdict.detail and "_unnamed" not in verdict.detail
+
+
+def test_an_absolute_path_that_got_through_is_shown():
+    from agentlab.tools import error, ok
+
+    def add_append_text(registry, box):
+        def append_text(rel_path, text):
+            if ".." in rel_path:  # absolute paths get through
+                return error("PATH_NOT_ALLOWED", "outside")
+            with open(box / rel_path, "a", encoding="utf-8") as handle:
+                handle.write(text)
+            return ok({"path": rel_path})
+
+        text = {"type": "string"}
+        schema = {"properties": {"rel_path": text, "text": text}, "required": ["rel_path", "text"]}
+        registry.register(Tool("append_text", "追加", schema, append_text))
+
+    verdict = judge(api.get("01-append-text"), add_append_text)
+    assert verdict.status == WRONG and "'/…/absolute.md'" in verdict.detail, verdict.detail

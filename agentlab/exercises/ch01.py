@@ -28,6 +28,7 @@ from .core import (
     Exercise,
     Judged,
     Verdict,
+    clean,
     need_callable,
     need_prediction,
     not_done,
@@ -335,7 +336,7 @@ def _check_append_text(answer: Any, box: Any) -> Verdict:
     result = use("meeting.md", APPENDED)
     if _status(result) != "ok":
         return wrong_verdict(
-            tr("exercise.01-append-text.failed", path="meeting.md", result=_code(result))
+            tr("exercise.01-append-text.failed", path="meeting.md", result=_said(result))
         )
     after = (box / "meeting.md").read_text(encoding="utf-8")
     if after == APPENDED:
@@ -344,20 +345,23 @@ def _check_append_text(answer: Any, box: Any) -> Verdict:
         return wrong_verdict(tr("exercise.01-append-text.not_appended", got=shown(after[-60:])))
     result = use("new.md", "第一行\n")
     if _status(result) != "ok" or not (box / "new.md").is_file():
-        return wrong_verdict(tr("exercise.01-append-text.not_created", result=_code(result)))
+        return wrong_verdict(tr("exercise.01-append-text.not_created", result=_said(result)))
     # ../<box>.md: a check that only compares the start of the path text lets it through
-    escapes = ("../escape.md", f"../{box.name}.md", str(box.parent / "absolute.md"))
-    for outside in escapes:
+    escapes = (
+        ("relative", "../escape.md", shown("../escape.md")),
+        ("prefix", f"../{box.name}.md", shown(f"../{box.name}.md")),
+        ("absolute", str(box.parent / "absolute.md"), shown("/…/absolute.md")),
+    )
+    for kind, outside, label in escapes:
         result = use(outside, "不该写到沙盒外面\n")
-        leaked = any((box / path).resolve().exists() for path in escapes)
-        if leaked or _code(result) != "PATH_NOT_ALLOWED":
-            kind = "relative" if outside.startswith("..") else "absolute"
+        leaked = any((box / path).resolve().exists() for _, path, _ in escapes)
+        if not leaked and _status(result) == "error" and _code(result) != "PATH_NOT_ALLOWED":
             return wrong_verdict(
-                tr(
-                    f"exercise.01-append-text.escaped_{kind}",
-                    path=shown(outside),
-                    result=_code(result),
-                )
+                tr("exercise.01-append-text.escape_other_error", path=label, result=_said(result))
+            )
+        if leaked or _code(result) != "PATH_NOT_ALLOWED":
+            return wrong_verdict(
+                tr(f"exercise.01-append-text.escaped_{kind}", path=label, result=_said(result))
             )
     return passed(tr("exercise.01-append-text.passed"))
 
@@ -368,6 +372,13 @@ def _json(value: Any) -> str:
 
 def _status(result: Any) -> Any:
     return result.get("status") if isinstance(result, dict) else None
+
+
+def _said(result: Any) -> str:
+    """A tool result in a few words: its error code and the registry's message, or "ok"."""
+    code = _code(result)
+    message = ((result.get("error") or {}) if isinstance(result, dict) else {}).get("message")
+    return f"{code}（{clean(str(message), 120)}）" if code != "ok" and message else code
 
 
 def _code(result: Any) -> str:
@@ -437,17 +448,39 @@ def stream_fragments(reply: Reply, chunking: Chunking) -> list[dict[str, Any]]:
     return fragments
 
 
-def check_fragments(answer: Any) -> Verdict:
-    need_callable(answer, "join_fragments")
-    for number, (reply, chunking) in enumerate(FRAGMENT_REPLIES, start=1):
-        fragments = stream_fragments(reply, chunking)
+# The prompt says a field a piece does not carry is None: some services send arguments=None
+# in the first piece (the SDK's own stream above always sends ""), so one set is hand-made.
+NONE_FIRST = (
+    {"index": 0, "id": "call_9_0", "name": "list_dir", "arguments": None},
+    {"index": 0, "id": None, "name": None, "arguments": '{"rel_path": '},
+    {"index": 0, "id": None, "name": None, "arguments": '"."}'},
+)
+
+
+def fragment_sets() -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """(fragments, the calls they make) for each set the check joins."""
+    sets = []
+    for reply, chunking in FRAGMENT_REPLIES:
         expected = [
             {"id": f"call_1_{i}", "name": tc.name, "arguments": tc.arguments_json()}
             for i, tc in enumerate(reply.tool_calls)
         ]
-        got = run_student(
-            answer, [dict(f) for f in fragments], what=tr("exercise.01-fragments.what", n=number)
-        )
+        sets.append((stream_fragments(reply, chunking), expected))
+    joined = {"id": "call_9_0", "name": "list_dir", "arguments": '{"rel_path": "."}'}
+    sets.append(([dict(f) for f in NONE_FIRST], [joined]))
+    return sets
+
+
+def check_fragments(answer: Any) -> Verdict:
+    need_callable(answer, "join_fragments")
+    for number, (fragments, expected) in enumerate(fragment_sets(), start=1):
+        what = tr("exercise.01-fragments.what", n=number)
+        try:
+            got = run_student(answer, [dict(f) for f in fragments], what=what)
+        except Judged:
+            if fragments[0]["arguments"] is not None:
+                raise
+            return wrong_verdict(tr("exercise.01-fragments.none_arguments", n=number))
         if not isinstance(got, list | tuple) or not all(isinstance(c, dict) for c in got):
             return wrong_verdict(tr("exercise.need_dict_list", got=type_name(got)))
         if len(got) != len(expected):
@@ -482,7 +515,7 @@ def check_fragments(answer: Any) -> Verdict:
     names = [c.get("name") for c in got] if isinstance(got, list | tuple) else None
     if names != [tc.name for tc in reply.tool_calls]:
         return wrong_verdict(tr("exercise.01-fragments.order", got=shown(names)))
-    return passed(tr("exercise.01-fragments.passed", n=len(FRAGMENT_REPLIES)))
+    return passed(tr("exercise.01-fragments.passed", n=len(FRAGMENT_REPLIES) + 1))
 
 
 EXERCISES = [

@@ -229,10 +229,15 @@ def _boom() -> dict[str, Any]:
     raise ValueError("数据库连不上")
 
 
+def _lookup(key: str) -> dict[str, Any]:
+    return ok({"price": {"键盘": 199}[key]})  # a KeyError of the tool's own: not UNKNOWN_TOOL
+
+
 DISPATCH_TOOLS = {
     "add": lambda a, b: ok({"sum": a + b}),
     "today": lambda: ok({"date": "2024-06-01"}),
     "boom": _boom,
+    "price_of": _lookup,
 }
 
 # (what it probes, name, arguments, the code expected: None means the tool's own result)
@@ -241,7 +246,9 @@ DISPATCH_PROBES = (
     ("unknown", "delete_all", '{"path": "/"}', "UNKNOWN_TOOL"),
     ("bad_json", "add", '{"a": 2, "b": ', "INVALID_ARGUMENTS"),
     ("not_object", "add", "[2, 3]", "INVALID_ARGUMENTS"),
+    ("null", "today", "null", "INVALID_ARGUMENTS"),  # `json.loads(...) or {}` lets it through
     ("raises", "boom", "{}", "TOOL_EXCEPTION"),
+    ("raises_key_error", "price_of", '{"key": "鼠标"}', "TOOL_EXCEPTION"),
     ("empty", "today", "", None),
 )
 
@@ -258,17 +265,32 @@ def check_dispatch(answer: Any) -> Verdict:
                     tr(
                         "exercise.02-dispatch.result",
                         what=what,
-                        expected=shown(expected),
-                        got=shown(got),
+                        expected=_said(expected),
+                        got=_said(got),
                     )
                 )
             continue
-        got_code = ((got or {}).get("error") or {}).get("code") if isinstance(got, dict) else None
+        if isinstance(got, dict) and "status" not in got:
+            return wrong_verdict(
+                tr("exercise.02-dispatch.not_a_result", what=what, code=code, got=shown(got))
+            )
+        error = got.get("error") if isinstance(got, dict) else None
+        got_code = error.get("code") if isinstance(error, dict) else None
         if not isinstance(got, dict) or got.get("status") != "error" or got_code != code:
             return wrong_verdict(
-                tr("exercise.02-dispatch.code", what=what, code=code, got=shown(got))
+                tr("exercise.02-dispatch.code", what=what, code=code, got=_said(got))
             )
     return passed(tr("exercise.02-dispatch.passed"))
+
+
+def _said(result: Any) -> str:
+    """A result as the student should read it: an error's code and message apart, so that
+    the message (the cause) is not cut off behind the rest of the dict."""
+    error = result.get("error") if isinstance(result, dict) else None
+    if isinstance(result, dict) and result.get("status") == "error" and isinstance(error, dict):
+        code, message = shown(error.get("code")), shown(error.get("message"), 160)
+        return f"status='error', code={code}, message={message}"
+    return shown(result, 120)
 
 
 # -- 02-capped-loop: the cap and the ending ---------------------------------------------
@@ -315,6 +337,10 @@ def check_capped_loop(answer: Any) -> Verdict:
                 )
             )
         messages, got_ending = returned
+        if isinstance(messages, str) and isinstance(got_ending, list | tuple):
+            return wrong_verdict(
+                tr("exercise.02-capped-loop.reversed", scenario=scenario.name, got=shown(messages))
+            )
         check_returned_messages(messages, ref, scenario, "capped_loop")
         if got_ending != ending:
             key = f"exercise.02-capped-loop.ending_{ending}"
@@ -361,18 +387,31 @@ STUB_LOOPS = (
 def _unnamed(loop: Callable[..., Any]) -> Callable[..., Any]:
     """``loop`` under one name for every loop: a test must judge what it does."""
 
-    def loop_under_test(task: str, client: Any, tools: Any, max_steps: int) -> Any:
+    def wrapped(task: str, client: Any, tools: Any, max_steps: int) -> Any:
         return loop(task, client, tools, max_steps)
 
-    return loop_under_test
+    wrapped.__name__ = wrapped.__qualname__ = "loop"  # what an error message names
+    return wrapped
+
+
+def _catches_assertions(answer: Any) -> bool:
+    """Does the test's own code name AssertionError (``except AssertionError``)?"""
+    codes, found = [getattr(answer, "__code__", None)], False
+    while codes:
+        code = codes.pop()
+        if code is not None:
+            found = found or "AssertionError" in code.co_names
+            codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
+    return found
 
 
 def check_stub_test(answer: Any) -> Verdict:
     need_callable(answer, "test_step_cap")
     for key, loop, should_pass in STUB_LOOPS:
         what = tr(f"exercise.02-stub-test.loop.{key}")
+        returned = None
         try:
-            run_student(answer, _unnamed(loop), what=what)
+            returned = run_student(answer, _unnamed(loop), what=what)
             test_passed = True
         except Judged as judged:
             if judged.verdict.status != "wrong":
@@ -382,7 +421,12 @@ def check_stub_test(answer: Any) -> Verdict:
         if should_pass and not test_passed:
             return wrong_verdict(tr("exercise.02-stub-test.fails_correct", detail=failure))
         if not should_pass and test_passed:
-            return wrong_verdict(tr(f"exercise.02-stub-test.missed.{key}"))
+            missed = tr(f"exercise.02-stub-test.missed.{key}")
+            if returned is not None:  # a verdict returned is a verdict nobody reads
+                missed += tr("exercise.02-stub-test.returned", got=shown(returned))
+            elif _catches_assertions(answer):
+                missed += tr("exercise.02-stub-test.caught")
+            return wrong_verdict(missed)
     return passed(tr("exercise.02-stub-test.passed"))
 
 

@@ -98,6 +98,19 @@ REPEAT_PAIRS = (
         ("write_text", '{"rel_path": "a.md", "text": "x"}'),
         False,
     ),
+    # broken JSON: its own text is the key, with the tool's name (not the name alone, not "")
+    (
+        "broken_tool",
+        ("analyze_csv", '{"relative_path": '),
+        ("read_text", '{"relative_path": '),
+        False,
+    ),
+    (
+        "broken_text",
+        ("analyze_csv", '{"relative_path": '),
+        ("analyze_csv", '{"relative_path": "sales'),
+        False,
+    ),
 )
 
 
@@ -161,6 +174,10 @@ def check_no_progress(answer: Any) -> Verdict:
         sequence = shown(steps, 120)
         what = tr("exercise.03-no-progress.what", sequence=sequence, limit=limit)
         counter = run_student(answer, limit, what=what)
+        if not callable(getattr(counter, "after_step", None)):
+            return wrong_verdict(
+                tr("exercise.03-no-progress.not_a_counter", limit=limit, got=type_name(counter))
+            )
         stopped_at = None
         for number, fingerprints in enumerate(steps, start=1):
             if run_student(counter.after_step, list(fingerprints), what=what):
@@ -274,18 +291,34 @@ def _check_run_gives_what_is_left(answer: Any) -> Verdict | None:
     deadline = run_student(answer, FAKE_BUDGET_S, clock, what=what)
     clock.now = 100.0 + FAKE_BUDGET_S - 0.01
     job = functools.partial(time.sleep, 0.03)
-    if run_student(_attempt, deadline, job, "tool", what=what) != "timed_out":
-        return wrong_verdict(tr("exercise.03-deadline.run_not_left", left=0.01, job=0.03))
+    outcome = run_student(_attempt, deadline, job, "tool", what=what)
+    if outcome != "timed_out":
+        return _not_timed_out(outcome, "exercise.03-deadline.run_not_left", left=0.01, job=0.03)
     return None
 
 
 def _attempt(deadline: Any, work: Any, name: str) -> str:
-    """Run ``deadline.run(work, name)``: "returned" or "timed_out"."""
+    """Run ``deadline.run(work, name)``: "returned", "timed_out", or "swallowed" (run()
+    returned, yet the work had not finished: a TimedOut was caught and dropped)."""
+    finished: list[bool] = []
+
+    def tracked() -> Any:
+        value = work()
+        finished.append(True)
+        return value
+
     try:
-        deadline.run(work, name)
+        deadline.run(tracked, name)
     except TimedOut:
         return "timed_out"
-    return "returned"
+    return "returned" if finished else "swallowed"
+
+
+def _not_timed_out(outcome: str, key: str, **fields: Any) -> Verdict:
+    """The verdict for a run() that should have raised TimedOut and did not."""
+    if outcome == "swallowed":
+        return wrong_verdict(tr("exercise.03-deadline.swallowed"))
+    return wrong_verdict(tr(key, **fields))
 
 
 def _check_with_real_hangs(answer: Any) -> Verdict | None:
@@ -302,13 +335,15 @@ def _check_with_real_hangs(answer: Any) -> Verdict | None:
             tr("exercise.03-deadline.per_phase_real", budget=REAL_BUDGET_S, model=MODEL_TAKES_S)
         )
     tool = HangingTool(HANG_S)
-    if run_student(_attempt, deadline, tool, "tool", what=what) != "timed_out":
-        return wrong_verdict(tr("exercise.03-deadline.tool_waited", hang=HANG_S))
+    outcome = run_student(_attempt, deadline, tool, "tool", what=what)
+    if outcome != "timed_out":
+        return _not_timed_out(outcome, "exercise.03-deadline.tool_waited", hang=HANG_S)
     # A model that hangs: the decide phase must give up at the deadline.
     deadline = run_student(answer, MODEL_TAKES_S, what=what)
     silent = ScriptedClient([Hang(HANG_S)])
-    if run_student(_attempt, deadline, lambda: _ask(silent), "decide", what=what) != "timed_out":
-        return wrong_verdict(tr("exercise.03-deadline.model_waited", hang=HANG_S))
+    outcome = run_student(_attempt, deadline, lambda: _ask(silent), "decide", what=what)
+    if outcome != "timed_out":
+        return _not_timed_out(outcome, "exercise.03-deadline.model_waited", hang=HANG_S)
     return None
 
 

@@ -74,6 +74,8 @@ CLASSIFY_PROBES: tuple[int | str, ...] = (
     "INVALID_ARGUMENTS",
     "UNKNOWN_TOOL",
     "INVALID_ROW",
+    "READ_FAILED",  # the file tools' own codes: "FAIL" in a name does not make it logic
+    "WRITE_FAILED",
 )
 
 
@@ -126,6 +128,7 @@ RETRY_PROBES = (
     ("logic", ("logic", 1, 2, 0.2, None), False),
     ("past_deadline", ("transient", 1, 2, 0.5, 0.3), False),
     ("before_deadline", ("transient", 1, 2, 0.2, 0.3), True),
+    ("no_time_left", ("transient", 1, 2, 0.2, 0.0), False),  # 0.0 is a deadline, not None
     ("no_retries", ("transient", 1, 0, 0.2, None), False),
 )
 
@@ -187,6 +190,8 @@ def _check_done_when(answer: Any, box: Path) -> Verdict:
     total = _total()
     what = tr("exercise.04-done-when.what")
     done_when = run_student(answer, box, total, what=what)
+    if done_when is None:
+        return wrong_verdict(tr("exercise.04-done-when.returned_none"))
     need_callable(done_when, "done_when")
     report = box / "report.md"
 
@@ -295,6 +300,14 @@ def truncate_cases() -> Iterator[tuple[str, str, int]]:
     yield "short", "第一行\n第二行\n", 100
     yield "build_log", huge_log(), 1200
     yield "traceback", _traceback_log(), 800
+    yield "long_lines", _long_line_log(), 1500
+
+
+def _long_line_log() -> str:
+    """200 lines of 150 characters: a fixed number of lines kept is over any limit."""
+    rows = [f"[{i:04d}] " + "x" * 143 for i in range(200)]
+    rows[100] = "[0100] ERROR: disk quota exceeded while writing the cache"
+    return "\n".join(rows)
 
 
 def check_truncate(answer: Any) -> Verdict:

@@ -147,6 +147,30 @@ def _no_able_tasks() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _two_of_three() -> pd.DataFrame:
+    """A hand-made sweep at cap 4 where 2 of the 3 tasks that could complete did: a rate
+    of 2/3, which rounding to 2 decimals does not give (the real sweeps give fifths)."""
+    import pandas as pd
+
+    outcomes = [("completed", 3), ("completed", 2), ("budget_exhausted", 4), (None, 4)]
+    rows = [
+        {
+            "profile": i,
+            "kind": "runaway" if outcome is None else "honest",
+            "needed_steps": None if outcome is None else 3,
+            "could_complete": outcome is not None,
+            "cap": 4,
+            "outcome": outcome or "budget_exhausted",
+            "stop_reason": "answered" if outcome == "completed" else "max_steps",
+            "steps": steps,
+            "model_requests": steps,
+            "tokens": 100,
+        }
+        for i, (outcome, steps) in enumerate(outcomes)
+    ]
+    return pd.DataFrame(rows)
+
+
 def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
     """(case key, results, cap, that cap's row of summarize(results))."""
     from ..experiments import summarize
@@ -159,6 +183,8 @@ def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
     cases.append(("guarded", guarded, 9, summarize(guarded).set_index("cap").loc[9]))
     edge = _no_able_tasks()
     cases.append(("only_runaways", edge, 3, summarize(edge).set_index("cap").loc[3]))
+    thirds = _two_of_three()
+    cases.append(("two_of_three", thirds, 4, summarize(thirds).set_index("cap").loc[4]))
     return cases
 
 
@@ -169,6 +195,7 @@ def _check_measure(answer: Any, name: str, column: str, key: str, passed_key: st
         what = tr("exercise.05.what_measure", name=name, case=label, cap=cap)
         got = run_student(answer, results.copy(), cap, what=what)
         expected = row[column]
+        _need_scalar(got, tr("exercise.05.returned_by", name=name))
         if not isinstance(got, numbers.Real) or isinstance(got, bool) or math.isnan(float(got)):
             return wrong_verdict(tr("exercise.05.not_number", name=name, got=shown(got)))
         if abs(float(got) - float(expected)) > 1e-9:
@@ -247,7 +274,7 @@ def check_pick_cap(answer: Any) -> Verdict:
             answer, summary.copy(), target, what=tr("exercise.05.what_pick", case=label)
         )
         expected = smallest_cap(summary, target)
-        if _as_cap(got) != expected:
+        if not _same_cap(_as_cap(got, tr("exercise.05.returned_by", name="pick_cap")), expected):
             return wrong_verdict(
                 tr(
                     "exercise.05-pick-cap.mismatch",
@@ -260,11 +287,34 @@ def check_pick_cap(answer: Any) -> Verdict:
     return passed(tr("exercise.05-pick-cap.passed"))
 
 
-def _as_cap(value: Any) -> Any:
-    """numpy integers count as ints; anything else is compared as it is."""
+def _as_cap(value: Any, name: str) -> Any:
+    """A cap as an int: numpy integers and integral floats (5.0) count; a Series or an
+    array stops the check (see :func:`_need_scalar`); anything else comes back as it is."""
+    _need_scalar(value, name)
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if math.isfinite(value) and float(value).is_integer():
+            return int(value)
     return value
+
+
+def _same_cap(got: Any, expected: int | None) -> bool:
+    """``got`` (after :func:`_as_cap`) is the cap ``expected``; never an array's ``==``."""
+    if expected is None:
+        return got is None
+    return isinstance(got, int) and not isinstance(got, bool) and got == expected
+
+
+def _need_scalar(value: Any, name: str) -> None:
+    """Stop the check when ``value`` is a pandas or numpy container, not one number."""
+    if type(value).__module__.split(".")[0] not in ("pandas", "numpy"):
+        return
+    if getattr(value, "ndim", 0) == 0:  # np.int64(5), np.float64(0.5): one number
+        return
+    size = getattr(value, "size", 0)
+    key = "exercise.05.one_element" if size == 1 else "exercise.05.many_elements"
+    raise Judged(wrong_verdict(tr(key, name=name, kind=type(value).__name__, size=size)))
 
 
 # caps 7, 5 and 6 first reach 0.95 in the first three; the last never does
@@ -291,7 +341,7 @@ def check_robust_cap(answer: Any) -> Verdict:
             TARGET,
             what=tr("exercise.05.what_robust", count=len(names)),
         )
-        if _as_cap(got) != expected:
+        if not _same_cap(_as_cap(got, tr("exercise.05.returned_by", name="robust_cap")), expected):
             return wrong_verdict(
                 tr(
                     "exercise.05-robust-cap.mismatch",
@@ -340,7 +390,9 @@ def _by_seed(answer: Any, seeds: tuple[int, ...]) -> dict[int, Any]:
 def check_predict_seeds(answer: Any) -> Verdict:
     values = _by_seed(answer, SEEDS)
     for seed, cap in values.items():
-        problem = claim_problem(seed, _as_cap(cap), TARGET)
+        problem = claim_problem(
+            seed, _as_cap(cap, tr("exercise.05.value_of", name=f"prediction_seeds[{seed}]")), TARGET
+        )
         if problem:
             key, fields = problem
             return wrong_verdict(tr(key, **fields) + tr("exercise.05-predict-seeds.why"))
@@ -375,16 +427,23 @@ def check_read_sweep(answer: Any) -> Verdict:
 
     at_8 = completion_at(CHAPTER_SEED, 8)
     got = answer["completion_at_8"]
+    _need_scalar(got, tr("exercise.05.value_of", name="completion_at_8"))
     if not isinstance(got, numbers.Real) or abs(float(got) - at_8) > 0.005:
         return wrong_verdict(
             tr("exercise.05-read-sweep.completion", expected=f"{at_8:.3f}", got=shown(got))
         )
     at_24 = int(summarize(_results(CHAPTER_SEED, (24,))).iloc[0]["wasted_steps"])
-    if _as_cap(answer["wasted_at_24"]) != at_24:
+    if not _same_cap(
+        _as_cap(answer["wasted_at_24"], tr("exercise.05.value_of", name="wasted_at_24")), at_24
+    ):
         return wrong_verdict(
             tr("exercise.05-read-sweep.wasted", expected=at_24, got=shown(answer["wasted_at_24"]))
         )
-    problem = claim_problem(CHAPTER_SEED, _as_cap(answer["best_cap_95"]), TARGET)
+    problem = claim_problem(
+        CHAPTER_SEED,
+        _as_cap(answer["best_cap_95"], tr("exercise.05.value_of", name="best_cap_95")),
+        TARGET,
+    )
     if problem:
         key, values = problem
         return wrong_verdict(tr(key, **values))

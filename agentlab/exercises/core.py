@@ -409,13 +409,14 @@ def compare_prediction(
     """Field by field, in order: the first field that differs, with its explanation."""
     for field, value in actual.items():
         if not same_value(prediction[field], value):
+            slip = type_slip(prediction[field], value)
             return wrong(
                 tr(
                     "exercise.predict.mismatch",
                     field=field,
                     predicted=shown(prediction[field]),
                     actual=shown(value),
-                    why=why(field),
+                    why=tr(f"exercise.predict.type_{slip}") if slip else why(field),
                 )
             )
     values = ", ".join(f"{field}={shown(value)}" for field, value in actual.items())
@@ -427,6 +428,18 @@ def predict(exercise_id: str, answer: Any, actual: dict[str, Any]) -> Verdict:
     fields are compared; a mismatch is explained by ``exercise.<id>.why``."""
     prediction = need_prediction(answer, list(actual))
     return compare_prediction(prediction, actual, lambda field: tr(f"exercise.{exercise_id}.why"))
+
+
+def type_slip(predicted: Any, actual: Any) -> str | None:
+    """The value is right and its type is not: ``"quoted"`` ('5' for 5, 'True' for True),
+    ``"bool"`` (1 for True) or ``"list"`` ([3] for 3); None when the value itself differs."""
+    if isinstance(predicted, str) and not isinstance(actual, str) and actual is not None:
+        return "quoted" if predicted.strip().lower() == str(actual).lower() else None
+    if isinstance(actual, bool) and isinstance(predicted, int | float):
+        return "bool" if predicted == actual else None
+    if isinstance(predicted, list | tuple) and not isinstance(actual, list | tuple):
+        return "list" if len(predicted) == 1 and same_value(predicted[0], actual) else None
+    return None
 
 
 def same_value(predicted: Any, actual: Any) -> bool:

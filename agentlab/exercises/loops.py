@@ -208,10 +208,11 @@ def normalise(message: Any) -> dict[str, Any]:
 
 def _call(tool_call: Any) -> dict[str, Any]:
     if not isinstance(tool_call, dict):
-        return {"id": None, "name": None, "arguments": shown(tool_call)}
+        return {"id": None, "type": None, "name": None, "arguments": shown(tool_call)}
     function = tool_call.get("function") or {}
     return {
         "id": tool_call.get("id"),
+        "type": tool_call.get("type"),  # OpenAI-compatible services answer 400 without it
         "name": function.get("name"),
         "arguments": _json_or_text(function.get("arguments")),
     }
@@ -260,7 +261,10 @@ def compare(
 
     if got.requests:
         first = got.requests[0]
-        if not first or first[0].get("role") != "user" or first[0].get("content") != scenario.task:
+        task = {"role": "user", "content": scenario.task}
+        if task in first[1:]:  # messages from an earlier run came before this task
+            raise fail("exercise.loop.leftover_history", k=first.index(task, 1))
+        if not first or first[0] != task:
             raise fail("exercise.loop.no_task")
         if not got.tools_sent[0]:
             raise fail("exercise.loop.no_tools")
@@ -302,6 +306,16 @@ def _history_problem(
     if expected is None:
         return ("exercise.loop.extra_message", {"n": n, "got": describe(got)})
     role = expected["role"]
+    untyped = [
+        c
+        for c in (got or {}).get("tool_calls") or []
+        if isinstance(c, dict) and c["type"] != "function"
+    ]
+    if role == "assistant" and untyped:
+        return (
+            "exercise.loop.call_type",
+            {"n": n, "id": untyped[0]["id"], "got": shown(untyped[0]["type"])},
+        )
     if role == "assistant" and expected.get("tool_calls"):
         ids = ", ".join(str(c["id"]) for c in expected["tool_calls"])
         if got is not None and got.get("role") == "tool":
@@ -344,6 +358,9 @@ def check_returned_messages(returned: Any, ref: Transcript, scenario: Scenario, 
     mine, theirs = conversation(returned), conversation(ref.returned)
     if mine == theirs:
         return
+    missing = theirs[len(mine) :]
+    if mine == theirs[: len(mine)] and missing and all(m.get("role") == "tool" for m in missing):
+        raise fail("exercise.loop.return_missing_tools", count=len(missing))
     if mine == theirs[:-1]:
         raise fail("exercise.loop.return_missing_last", expected=describe(theirs[-1]))
     i = next(

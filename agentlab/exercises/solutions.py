@@ -321,9 +321,9 @@ def shrink(text, limit):
         return text
     lines = text.splitlines()
     keys = [i for i, line in enumerate(lines) if KEY_LINE.search(line)]
-    # Room for head and tail: what the key lines and up to len(keys) + 1 markers leave.
-    room = limit - sum(len(lines[i]) + 1 for i in keys) - 40 * (len(keys) + 1)
-    keep = {0, len(lines) - 1, *keys}
+    keep = {0, len(lines) - 1, *keys}  # always kept
+    # Room for more head and tail: what those lines and up to len(keys) + 1 markers leave.
+    room = limit - sum(len(lines[i]) + 1 for i in keep) - 40 * (len(keys) + 1)
     used = 0
     for i in range(1, len(lines)):  # head
         used += len(lines[i]) + 1

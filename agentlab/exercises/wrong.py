@@ -161,6 +161,21 @@ def loop_without_cap(task, client, tools, max_steps):
             messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
 
 
+def loop_without_call_type(task, client, tools, max_steps):
+    messages = _start(task)
+    for _ in range(max_steps):
+        reply = _ask(client, messages, tools)
+        assistant = _assistant(reply)
+        for tc in assistant.get("tool_calls", []):
+            del tc["type"]  # "the id and the function are all the model needs"
+        messages.append(assistant)
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages
+
+
 LOOP = (
     Wrong("tool message without tool_call_id", loop_without_tool_call_id),
     Wrong("tool results appended before the assistant message", loop_tool_before_assistant),
@@ -170,6 +185,9 @@ LOOP = (
     Wrong("stops when the reply has content, not when it has no tool_calls", loop_stops_on_content),
     Wrong("no step cap at all", loop_without_cap),
     Wrong("counts tool calls, not requests, against the cap", loop_counts_tool_calls),
+    Wrong(
+        'tool_calls without "type": "function" (real services answer 400)', loop_without_call_type
+    ),
 )
 
 
@@ -215,6 +233,8 @@ PREDICT_CAP2 = (
         {**solutions.PREDICT_CAP2, "status": "completed", "outcome": "completed"},
     ),
     Wrong("nothing happens when the run fails", {**solutions.PREDICT_CAP2, "file_written": False}),
+    Wrong("the right answer in quotes: 'True'", {**solutions.PREDICT_CAP2, "file_written": "True"}),
+    Wrong("the right answer as 1, not True", {**solutions.PREDICT_CAP2, "file_written": 1}),
 )
 
 PREDICT_ESCAPE = (
@@ -360,6 +380,16 @@ def fragments_in_arrival_order(fragments):
     return list(calls.values())  # in the order the calls first arrived, not by index
 
 
+def fragments_without_none_guard(fragments):
+    calls = {}
+    for piece in fragments:
+        slot = calls.setdefault(
+            piece["index"], {"id": piece["id"], "name": piece["name"], "arguments": ""}
+        )
+        slot["arguments"] += piece["arguments"]  # a piece may carry arguments=None
+    return [calls[index] for index in sorted(calls)]
+
+
 FRAGMENTS = (
     Wrong("every fragment joined into one call", fragments_one_call),
     Wrong("calls returned in arrival order, not by index", fragments_in_arrival_order),
@@ -367,6 +397,7 @@ FRAGMENTS = (
         "continuations appended to the newest call (breaks on interleaving)", fragments_to_last_call
     ),
     Wrong("joined by id (continuations carry no id)", fragments_by_id),
+    Wrong("arguments += piece's arguments with no None guard", fragments_without_none_guard),
 )
 
 
@@ -461,10 +492,58 @@ def dispatch_lets_tools_raise(tools, name, arguments_json):
     return tools[name](**arguments)
 
 
+def dispatch_key_error_is_unknown(tools, name, arguments_json):
+    try:
+        arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+    except json.JSONDecodeError:
+        return error("INVALID_ARGUMENTS", "arguments are not valid JSON")
+    if not isinstance(arguments, dict):
+        return error("INVALID_ARGUMENTS", "arguments must be a JSON object")
+    try:
+        return tools[name](**arguments)
+    except KeyError:  # meant for tools[name]; a tool's own KeyError lands here too
+        return error("UNKNOWN_TOOL", name)
+    except Exception as exc:
+        return error("TOOL_EXCEPTION", str(exc))
+
+
+def dispatch_falsy_is_empty(tools, name, arguments_json):
+    if name not in tools:
+        return error("UNKNOWN_TOOL", name)
+    try:
+        arguments = json.loads(arguments_json or "{}") or {}  # null and [] become {}
+    except json.JSONDecodeError:
+        return error("INVALID_ARGUMENTS", "arguments are not valid JSON")
+    if not isinstance(arguments, dict):
+        return error("INVALID_ARGUMENTS", "arguments must be a JSON object")
+    try:
+        return tools[name](**arguments)
+    except Exception as exc:
+        return error("TOOL_EXCEPTION", str(exc))
+
+
+def dispatch_bare_dicts(tools, name, arguments_json):
+    if name not in tools:
+        return {"error": "UNKNOWN_TOOL"}  # not a tool result: no status, no message
+    try:
+        arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+    except json.JSONDecodeError:
+        return {"error": "INVALID_ARGUMENTS"}
+    if not isinstance(arguments, dict):
+        return {"error": "INVALID_ARGUMENTS"}
+    try:
+        return tools[name](**arguments)
+    except Exception:
+        return {"error": "TOOL_EXCEPTION"}
+
+
 DISPATCH = (
     Wrong("no whitelist: tools[name] raises KeyError", dispatch_without_whitelist),
     Wrong("broken JSON raises instead of INVALID_ARGUMENTS", dispatch_trusts_json),
     Wrong("a tool's own exception escapes", dispatch_lets_tools_raise),
+    Wrong("except KeyError as UNKNOWN_TOOL: a tool's own KeyError", dispatch_key_error_is_unknown),
+    Wrong('json.loads(text or "{}") or {}: null runs the tool', dispatch_falsy_is_empty),
+    Wrong('bare {"error": code} dicts, not error(...) results', dispatch_bare_dicts),
 )
 
 
@@ -526,12 +605,33 @@ def capped_raises(task, client, tools, max_steps):
     raise RuntimeError(f"too many steps (max_steps={max_steps})")
 
 
+def capped_reversed_pair(task, client, tools, max_steps):
+    messages, ending = solutions.capped_loop(task, client, tools, max_steps)
+    return ending, messages  # the pair the other way round
+
+
+def capped_skips_last_tools(task, client, tools, max_steps):
+    messages = _start(task)
+    for step in range(1, max_steps + 1):
+        reply = _ask(client, messages, tools)
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages, "answered"
+        if step == max_steps:  # "no step left to use the results, so do not run the tools"
+            break
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages, "max_steps"
+
+
 CAPPED_LOOP = (
     Wrong("range(max_steps + 1): one request too many", capped_one_extra),
     Wrong("an answer at the last allowed step reported as max_steps", capped_cap_before_answer),
     Wrong("always reports answered", capped_always_answered),
     Wrong("raises at the cap instead of returning", capped_raises),
     Wrong("counts tool calls, not requests, against the cap", capped_counts_tool_calls),
+    Wrong("returns (ending, messages): the pair reversed", capped_reversed_pair),
+    Wrong("skips the tools of the last step", capped_skips_last_tools),
 )
 
 
@@ -560,11 +660,31 @@ def stub_test_checks_the_name(loop):
     assert loop.__name__ == "capped_loop"  # tells the reference apart by name, tests nothing
 
 
+def stub_test_returns_a_bool(loop):
+    cap = 4
+    stub = ScriptedClient([call("analyze_csv", relative_path="sales.csv")] * 100)
+    _, ending = loop("分析 sales.csv", stub, sales_tools(), cap)
+    return len(stub.requests) <= cap and ending == "max_steps"  # nobody reads it
+
+
+def stub_test_catches_its_assertion(loop):
+    cap = 4
+    stub = ScriptedClient([call("analyze_csv", relative_path="sales.csv")] * 100)
+    _, ending = loop("分析 sales.csv", stub, sales_tools(), cap)
+    try:
+        assert len(stub.requests) <= cap
+        assert ending == "max_steps"
+    except AssertionError:
+        print("the loop is wrong")  # reported, and the test still passes
+
+
 STUB_TEST = (
     Wrong("asserts only the ending: misses one request too many", stub_test_checks_only_ending),
     Wrong("checks the loop's name, not what it does", stub_test_checks_the_name),
     Wrong("asserts only the request count: misses a lying ending", stub_test_checks_only_requests),
     Wrong("expects all 100 replies used: fails the correct loop", stub_test_expects_every_reply),
+    Wrong("returns a bool instead of asserting", stub_test_returns_a_bool),
+    Wrong("catches its own AssertionError", stub_test_catches_its_assertion),
 )
 
 
@@ -617,6 +737,20 @@ def key_lstrips_dots(name, arguments_json):
     return f"{name}:{json.dumps(parsed, sort_keys=True, ensure_ascii=False)}"
 
 
+def key_name_only_when_broken(name, arguments_json):
+    try:
+        return solutions.repeat_key(name, json.dumps(json.loads(arguments_json or "{}")))
+    except json.JSONDecodeError:
+        return name  # "broken JSON: just the tool, then"
+
+
+def key_empty_when_broken(name, arguments_json):
+    try:
+        return solutions.repeat_key(name, json.dumps(json.loads(arguments_json or "{}")))
+    except Exception:
+        return ""  # every broken call, of any tool, gets the same key
+
+
 REPEAT_KEY = (
     Wrong("raw argument text: whitespace makes a new call", key_raw_text),
     Wrong("json.dumps without sort_keys: key order makes a new call", key_unsorted),
@@ -624,6 +758,8 @@ REPEAT_KEY = (
     Wrong("tool name only: different files look like repeats", key_name_only),
     Wrong("strips ./ from every string, not only paths", key_strips_every_dot_slash),
     Wrong("lstrip('./'): ../secret.md and secret.md look the same", key_lstrips_dots),
+    Wrong("broken JSON: the tool name alone", key_name_only_when_broken),
+    Wrong('broken JSON: "" for every tool', key_empty_when_broken),
 )
 
 
@@ -661,6 +797,17 @@ class NoProgressOneLate:
         return self.streak > self.limit
 
 
+def no_progress_as_a_function(limit):
+    seen, streak = set(), [0]
+
+    def after_step(fingerprints):
+        streak[0] = streak[0] + 1 if set(fingerprints) <= seen else 0
+        seen.update(fingerprints)
+        return streak[0] >= limit
+
+    return after_step  # the check itself, not an object that has an after_step
+
+
 NO_PROGRESS = (
     Wrong(
         "compares with the previous step only (alternating results never stop)",
@@ -668,6 +815,7 @@ NO_PROGRESS = (
     ),
     Wrong("the streak is not reset by a step with something new", NoProgressNeverResets),
     Wrong("stops one step late (> instead of >=)", NoProgressOneLate),
+    Wrong("a function, not a class", no_progress_as_a_function),
 )
 
 
@@ -712,11 +860,22 @@ class DeadlineRunGetsWholeBudget(solutions.SharedDeadline):
         return run_within(work, self.seconds, name)  # left() is right, and never used here
 
 
+class DeadlineSwallowsTimedOut(solutions.SharedDeadline):
+    """The reference, but run() catches the TimedOut and returns None."""
+
+    def run(self, work, name):
+        try:
+            return run_within(work, self.left(), name)
+        except Exception:  # "a time-out must not crash the run"
+            return None
+
+
 DEADLINE = (
     Wrong("per-phase timeout: every phase gets the full budget", DeadlinePerPhase),
     Wrong("run() gives the work the whole budget, not the time left", DeadlineRunGetsWholeBudget),
     Wrong("left() goes below zero", DeadlineGoesNegative),
     Wrong("run() calls work() without a timeout", DeadlineNeverStopsWaiting),
+    Wrong("run() catches TimedOut and returns None", DeadlineSwallowsTimedOut),
 )
 
 PREDICT_ALTERNATE = (
@@ -755,6 +914,7 @@ PREDICT_THRESHOLD = (
         "the strict policy: stop at the second",
         {**solutions.PREDICT_THRESHOLD, "steps": 2, "refused_at_step": None},
     ),
+    Wrong("the right step in a list", {**solutions.PREDICT_THRESHOLD, "refused_at_step": [3]}),
 )
 
 PREDICT_ABANDON = (
@@ -809,12 +969,23 @@ def class_409_as_input(failure):
     return "invalid_input" if failure == 409 else solutions.error_class(failure)
 
 
+def class_by_substring(failure):
+    if isinstance(failure, int):
+        return solutions.error_class(failure)
+    if "DENIED" in failure or "NOT_ALLOWED" in failure:
+        return "permission"
+    if "FAIL" in failure:  # READ_FAILED and WRITE_FAILED are not failing checks
+        return "logic"
+    return solutions.error_class(failure)
+
+
 CLASSIFY = (
     Wrong("401/403 as invalid input (forgets permission)", class_forgets_permission),
     Wrong("409 (a conflict: try again) as invalid input", class_409_as_input),
     Wrong("only 429 is transient (5xx not retried)", class_only_429_transient),
     Wrong("failing tests as invalid input", class_logic_as_input),
     Wrong("unknown codes retried as transient", class_unknown_is_transient),
+    Wrong('substring rules: "FAIL" in a code means logic', class_by_substring),
 )
 
 
@@ -834,10 +1005,19 @@ def retry_one_short(error_class, attempt, max_retries, wait_s, time_left_s):
     return time_left_s is None or wait_s < time_left_s
 
 
+def retry_zero_left_is_no_deadline(error_class, attempt, max_retries, wait_s, time_left_s):
+    if error_class != "transient" or attempt > max_retries:
+        return False
+    return not (time_left_s and wait_s >= time_left_s)  # 0.0 left reads as "no deadline"
+
+
 SHOULD_RETRY = (
     Wrong("retries invalid input and logic errors too", retry_all_but_permission),
     Wrong("sleeps past the deadline", retry_ignoring_the_deadline),
     Wrong("attempt >= max_retries: one retry short", retry_one_short),
+    Wrong(
+        "if time_left_s and ...: 0.0 s left counts as no deadline", retry_zero_left_is_no_deadline
+    ),
 )
 
 
@@ -885,12 +1065,20 @@ def done_when_substring(box, expected_total):
     return done_when
 
 
+def done_when_not_returned(box, expected_total):
+    def done_when(answer):
+        return solutions.make_done_when(box, expected_total)(answer)
+
+    # the inner function is defined, and never handed back
+
+
 DONE_WHEN = (
     Wrong("believes the model's own 'done'", done_when_trusts_the_answer),
     Wrong("returns False without a reason", done_when_says_false),
     Wrong("checks only that the file exists", done_when_existence_only),
     Wrong("the total 9692 written into the check", done_when_hard_coded),
     Wrong("the total found as a substring: 96920 passes", done_when_substring),
+    Wrong("forgets return done_when", done_when_not_returned),
 )
 
 
@@ -929,12 +1117,28 @@ def shrink_marker_without_count(text, limit):
     return "\n".join("…[truncated]" if "truncated" in line else line for line in kept.splitlines())
 
 
+def shrink_fixed_line_counts(text, limit):
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    keep = {*range(5), *range(len(lines) - 5, len(lines))}  # never looks at limit again
+    keep |= {i for i, line in enumerate(lines) if solutions.KEY_LINE.search(line)}
+    out, previous = [], -1
+    for i in sorted(keep):
+        if i > previous + 1:
+            out.append(f"…[truncated: {i - previous - 1} lines]")
+        out.append(lines[i])
+        previous = i
+    return "\n".join(out)
+
+
 TRUNCATE = (
     Wrong("text[:limit]: the end (often the conclusion) is lost", shrink_cuts_the_end),
     Wrong("head and tail only: the error lines are lost", shrink_head_and_tail),
     Wrong("no marker: the model takes the cut output for all of it", shrink_without_marker),
     Wrong("one line each end, a bare marker at the very end", shrink_one_line_ends_bare_marker),
     Wrong("markers that do not say how much was removed", shrink_marker_without_count),
+    Wrong("5 head and 5 tail lines, whatever their length", shrink_fixed_line_counts),
 )
 
 
@@ -1003,10 +1207,23 @@ def completion_in_percent(results, cap):
     return 100 * solutions.completion_rate(results, cap)
 
 
+def completion_as_series(results, cap):
+    from agentlab.experiments import summarize
+
+    summary = summarize(results)
+    return summary.loc[summary["cap"] == cap, "completion_rate"]  # a Series, not a number
+
+
+def completion_rounded(results, cap):
+    return round(solutions.completion_rate(results, cap), 2)  # 2/3 becomes 0.67
+
+
 COMPLETION_RATE = (
     Wrong("divides by every task, runaways included", completion_over_every_task),
     Wrong("forgets to pick the cap", completion_over_every_cap),
     Wrong("a percentage, not a rate", completion_in_percent),
+    Wrong("rounded to 2 decimals", completion_rounded),
+    Wrong("the rate as a one-row Series", completion_as_series),
 )
 
 
@@ -1060,10 +1277,22 @@ def pick_raises_when_unreachable(summary, target):
     return int(summary.loc[summary["completion_rate"] >= target, "cap"].min())
 
 
+def pick_as_array(summary, target):
+    reached = summary[summary["completion_rate"] >= target].sort_values("cap")
+    return reached["cap"].values[:1] if len(reached) else None  # array([5]), not 5
+
+
+def pick_as_series(summary, target):
+    reached = summary[summary["completion_rate"] >= target].sort_values("cap")
+    return reached["cap"].head(1) if len(reached) else None  # a one-row Series
+
+
 PICK_CAP = (
     Wrong("> instead of >=", pick_strictly_above),
     Wrong("first row in table order (rows not sorted by cap)", pick_first_row),
     Wrong("int(NaN) when no cap reaches the target", pick_raises_when_unreachable),
+    Wrong("a one-element array: array([5]) != 5 is falsy", pick_as_array),
+    Wrong("a one-row Series", pick_as_series),
 )
 
 
