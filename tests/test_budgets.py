@@ -16,14 +16,16 @@ from pathlib import Path
 import pytest
 
 from agentlab import Budget, run_agent
+from agentlab.budget import DeadlineGuard, TokenGuard
 from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, call, say
 from agentlab.clients.behaviours import honest_analyst, scripted
+from agentlab.deadline import Deadline
 from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
 from agentlab.i18n import tr
-from agentlab.result import fingerprint
+from agentlab.result import RunState, fingerprint
 from agentlab.tools import Tool, ToolRegistry, error, ok, sales_tools
 from agentlab.tools.registry import call_key
-from agentlab.trace import read_trace
+from agentlab.trace import Trace, read_trace
 
 from .conftest import assert_well_formed
 
@@ -619,3 +621,83 @@ def test_an_abandoned_stream_stops_printing_when_the_deadline_ends_the_run(tmp_p
     at_the_end = len(shown)
     time.sleep(0.2)  # the abandoned request is still reading chunks in its thread
     assert 0 < at_the_end and len(shown) == at_the_end
+
+
+# -- edges a mutation review found unpinned ----------------------------------------------
+
+
+def state(max_seconds: float | None = None, left: float | None = None, **fields) -> RunState:
+    """A run in progress: ``left`` seconds of ``max_seconds`` remain."""
+    started = time.monotonic() - ((max_seconds - left) if left is not None else 0.0)
+    run_state = RunState("t", Budget(), Deadline(max_seconds, started), Trace(None, started))
+    for name, value in fields.items():
+        setattr(run_state, name, value)
+    return run_state
+
+
+def timed(run_state: RunState, decide: list[float], tool: list[float]) -> RunState:
+    for phase, times in (("decide", decide), ("tool", tool)):
+        for elapsed in times:
+            run_state.trace.events.append({"event": "phase", "phase": phase, "elapsed_s": elapsed})
+    return run_state
+
+
+def test_the_last_word_reserves_three_slowest_requests_and_the_slowest_tool():
+    guard = DeadlineGuard()
+    # slowest request 1.0 s (not the last one), slowest tool 0.5 s: 3.5 s of 10 kept back
+    for left, stops in [(3.4, True), (3.6, False)]:
+        run_state = timed(state(10.0, left), decide=[1.0, 0.2], tool=[0.5, 0.1])
+        assert (guard.last_step(run_state) is not None) == stops, left
+    # fast requests: at least a fifth of the budget is kept back
+    for left, stops in [(1.9, True), (2.1, False)]:
+        run_state = timed(state(10.0, left), decide=[0.01], tool=[0.01])
+        assert (guard.last_step(run_state) is not None) == stops, left
+
+
+def test_a_deadline_already_past_stops_before_the_step_in_the_decide_phase():
+    stop = DeadlineGuard().before_step(state(1.0, 0.0))
+    assert (stop.reason, stop.phase) == ("deadline", "decide")
+    assert DeadlineGuard().before_step(state(1.0, 0.5)) is None
+
+
+def test_the_token_cap_is_reached_at_exactly_the_cap():
+    guard = TokenGuard(max_tokens=100)
+    assert guard.before_step(state(tokens=100)).reason == "max_tokens"
+    assert guard.before_step(state(tokens=99)) is None
+    assert guard.last_step(state(tokens=60, last_turn_tokens=40)).reason == "max_tokens"
+    assert guard.last_step(state(tokens=60, last_turn_tokens=39)) is None
+
+
+def test_the_guard_that_refused_or_stopped_a_call_is_named_in_the_trace(faults, tmp_path):
+    tools, _ = faults
+    client = ScriptedClient(keeps_calling("same_result", {"job": "nightly"}))
+    result = run(client, tools, Budget.seed_table(), tmp_path)
+    tool_events = [e for e in result.events if e.get("phase") == "tool"]
+    assert [e["refused_by"] for e in tool_events] == [None, None, "RepeatGuard", "RepeatGuard"]
+
+
+def test_the_wrap_up_is_a_step_and_its_failure_is_the_ending(tmp_path):
+    analyse = call("analyze_csv", relative_path="sales.csv")
+    budget = Budget(max_steps=3, wrap_up=True, max_retries=0)
+    result = run([analyse, analyse, HttpError(400)], sales_tools(), budget, tmp_path)
+    assert (result.steps, result.model_requests) == (3, 3)
+    assert (result.stop_reason, result.outcome) == ("model_error", "model_error")
+    assert result.partial_answer is None
+
+
+def test_a_check_that_returns_an_empty_sentence_is_not_fed_back_empty(tmp_path):
+    client = ScriptedClient([say("好了"), say("真的好了")])
+    result = run(client, ToolRegistry(), Budget(max_steps=2), tmp_path, done_when=lambda a: "")
+    assert result.stop_reason == "max_steps"
+    fed_back = client.requests[1].messages[-1]["content"]
+    assert fed_back.strip() and tr("loop.check_not_a_verdict", shown="''") in fed_back
+
+
+def test_an_unknown_permission_errors_policy_is_refused_before_the_run():
+    with pytest.raises(ValueError, match="ignore"):
+        run_agent(
+            "x",
+            client=ScriptedClient([say("好")]),
+            tools=ToolRegistry(),
+            permission_errors="ignore",
+        )
