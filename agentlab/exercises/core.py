@@ -264,8 +264,10 @@ def _bounded_by_alarm(work: Callable[[], Any], seconds: float) -> Any:
     def time_up(signum: int, frame: Any) -> None:
         # A bare ``except:`` in the student's code catches this. So the next line
         # it runs, in that handler, raises again: an exception raised inside an
-        # ``except`` block is not caught by that block.
-        sys.settrace(lambda *_: _time_up_on_line)  # frames entered from now on
+        # ``except`` block is not caught by that block. Only the frames running
+        # now are traced: code that starts later (a garbage-collector callback,
+        # say) must not be stopped by mistake.
+        sys.settrace(lambda *_: None)  # tracing on, for the frames marked here
         while frame is not None:
             frame.f_trace = _time_up_on_line
             marked.append(frame)
