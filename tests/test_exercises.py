@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import gc
 import json
 import re
 import subprocess
@@ -181,11 +182,13 @@ def test_feedback_is_the_same_every_time(exercise_id, capsys):
 @pytest.mark.parametrize("exercise_id", IDS)
 def test_english_feedback_behind_one_switch(exercise_id, monkeypatch):
     exercise = api.get(exercise_id)
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")
+    chinese = api.render(judge(exercise, exercise.wrong[0].answer))
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     verdict = judge(exercise, exercise.wrong[0].answer)
     message = api.render(verdict)
     assert message.startswith("Not right: ")
-    assert message != api.render(verdicts(exercise_id)["wrong"][0])
+    assert message != chinese
     assert api.render(judge(exercise, starter_answer(exercise))).startswith("Not done yet: ")
     assert not has_cjk(exercise.title), exercise.title
     assert exercise.prompt and exercise.hint
@@ -270,6 +273,35 @@ def test_a_check_outside_the_main_thread_is_bounded_too():
     worker.join(5)
     assert not worker.is_alive() and time.monotonic() - started < 5
     assert not found[0].passed and found[0].message.startswith("不对：")
+
+
+def test_code_that_starts_after_the_time_is_up_is_not_stopped(capsys):
+    """Only the student's code still running is stopped, not a garbage-collector
+    callback (or any other code) that happens to start afterwards."""
+    seen: list[object] = []
+
+    def callback(phase: str, info: dict) -> None:
+        try:
+            seen.append(phase)
+        except BaseException as exc:  # noqa: BLE001  what the checker must not do
+            seen.append(exc)
+
+    def churns_and_swallows(*args, **kwargs):
+        while True:
+            try:
+                while True:
+                    cycle: list = []
+                    cycle.append(cycle)  # garbage with a cycle: the collector runs often
+            except:  # noqa: E722
+                pass
+
+    gc.callbacks.append(callback)
+    try:
+        result = check("01-loop", churns_and_swallows, time_limit_s=0.2)
+    finally:
+        gc.callbacks.remove(callback)
+    assert not result.passed and seen
+    assert not [s for s in seen if isinstance(s, BaseException)]
 
 
 def test_the_loop_check_names_the_missing_tool_call_id():

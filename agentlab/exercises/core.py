@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import ctypes
+import gc
 import io
 import re
 import signal
@@ -260,8 +261,19 @@ def _time_up_on_line(frame: Any, event: str, arg: Any) -> Any:
 
 def _bounded_by_alarm(work: Callable[[], Any], seconds: float) -> Any:
     marked: list[Any] = []  # the frames given the line tracer, cleared at the end
+    collecting = [False]  # the garbage collector is running its callbacks
+
+    def gc_starts(phase: str, info: dict[str, Any]) -> None:
+        collecting[0] = collecting[0] or phase == "start"
+
+    def gc_stops(phase: str, info: dict[str, Any]) -> None:
+        collecting[0] = collecting[0] and phase != "stop"
 
     def time_up(signum: int, frame: Any) -> None:
+        # Raised in a gc callback (ours included), TimeUp would be "ignored" and
+        # lost: wait for the alarm to come back in 50 ms.
+        if collecting[0] or frame.f_code in (gc_starts.__code__, gc_stops.__code__):
+            return
         # A bare ``except:`` in the student's code catches this. So the next line
         # it runs, in that handler, raises again: an exception raised inside an
         # ``except`` block is not caught by that block. Only the frames running
@@ -275,6 +287,8 @@ def _bounded_by_alarm(work: Callable[[], Any], seconds: float) -> Any:
         raise TimeUp()
 
     previous, tracer = signal.signal(signal.SIGALRM, time_up), sys.gettrace()
+    gc.callbacks.insert(0, gc_starts)  # first at "start", last at "stop": around all others
+    gc.callbacks.append(gc_stops)
     # Fires again every 50 ms, should a tracer not have stopped the code.
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001), 0.05)
     try:
@@ -285,6 +299,8 @@ def _bounded_by_alarm(work: Callable[[], Any], seconds: float) -> Any:
         sys.settrace(tracer)  # a debugger's, or none
         for frame in marked:
             frame.f_trace = None
+        gc.callbacks.remove(gc_starts)
+        gc.callbacks.remove(gc_stops)
 
 
 def _bounded_by_thread(work: Callable[[], Any], seconds: float) -> Any:
