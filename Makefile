@@ -52,9 +52,10 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check agentlab tests benchmarks conftest.py
 
 # The loop's promises on 10 000 generated runs (tests/test_invariants.py
-# checks a few hundred in `make test`); prints the count and any violation.
+# checks a few hundred in `make test`, the same ones every time); prints the count
+# and any violation. Here hypothesis searches afresh on every run.
 soak: $(STAMP)
-	$(OFFLINE) AGENTLAB_SOAK_EXAMPLES=10000 $(PY) -m pytest -q -s tests/test_invariants.py
+	$(OFFLINE) AGENTLAB_SOAK_EXAMPLES=10000 HYPOTHESIS_PROFILE=explore $(PY) -m pytest -q -s tests/test_invariants.py
 
 # Live pace: every notebook run cell by cell with a 5 s pause before each code
 # cell (a student reading, an instructor explaining), outputs compared with

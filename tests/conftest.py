@@ -11,8 +11,15 @@ from pathlib import Path
 import httpx2
 import openai
 import pytest
+from hypothesis import settings
 
 from agentlab.tools.sales import COURSE_DATA_DIR
+
+# The same examples on every run, so `make test` cannot pass or fail by luck.
+# HYPOTHESIS_PROFILE=explore searches afresh (what `make soak` does at scale).
+settings.register_profile("course", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "course"))
 
 REPO = Path(__file__).resolve().parents[1]
 SEED_QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类别、各类别销售额和总销售额。"

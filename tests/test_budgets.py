@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agentlab import Budget, run_agent
-from agentlab.budget import DeadlineGuard, TokenGuard
+from agentlab.budget import DeadlineGuard, NoProgressGuard, TokenGuard
 from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, call, say
 from agentlab.clients.behaviours import honest_analyst, scripted
 from agentlab.deadline import Deadline
@@ -701,3 +701,36 @@ def test_an_unknown_permission_errors_policy_is_refused_before_the_run():
             tools=ToolRegistry(),
             permission_errors="ignore",
         )
+
+
+def test_a_hint_alone_refuses_the_repeat_without_stopping_the_run(faults, tmp_path):
+    tools, _ = faults
+    client = ScriptedClient(keeps_calling("same_result", {"job": "nightly"}))
+    result = run(client, tools, Budget(max_steps=3, repeat_hint_at=2), tmp_path)
+    codes = [(r["result"].get("error") or {}).get("code") for r in result.tool_results]
+    assert codes == [None, "REPEATED_CALL", "REPEATED_CALL"]
+    assert result.stop_reason == "max_steps"
+
+
+def test_the_no_progress_streak_starts_again_after_a_step_that_brought_something():
+    guard, run_state = NoProgressGuard(max_no_progress=2), state()
+    for step, learned in enumerate(["a", "a", "b", "b", "c"], start=1):
+        run_state.steps = step
+        run_state.tool_results.append({"step": step, "fingerprint": learned})
+        assert guard.after_step(run_state) is None, step  # never two in a row
+
+
+def test_calls_left_unrun_by_a_stop_are_not_tool_errors(faults, tmp_path):
+    tools, _ = faults
+    same = ToolCall("same_result", {"job": "nightly"})
+    script = [Reply(tool_calls=[same])] * 3 + [Reply(tool_calls=[same, same])]
+    result = run(script, tools, Budget.seed_table(), tmp_path)
+    codes = [(r["result"].get("error") or {}).get("code") for r in result.tool_results]
+    assert result.stop_reason == "repeat_call" and codes[-2:] == ["NOT_RUN", "NOT_RUN"]
+    assert result.tool_errors == 1  # the refused 3rd call; the two left unrun did not fail
+
+
+@pytest.mark.parametrize("name", ["max_steps", "max_retries", "retry_backoff_s", "wrap_up"])
+def test_a_limit_that_must_be_set_refuses_none(name):
+    with pytest.raises(ValueError, match=name):
+        Budget(**{name: None})

@@ -210,3 +210,16 @@ def test_a_sandbox_copy_is_removed_when_the_process_exits():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     copy = Path(done.stdout.strip())
     assert copy.name == "sandbox" and not copy.parent.exists()
+
+
+@pytest.mark.parametrize(
+    "path, key",
+    [("input/../meeting.md", "sandbox.dotdot"), ("   ", "sandbox.empty")],
+    ids=["dotdot-inside", "blank"],
+)
+def test_a_path_is_refused_for_its_shape_even_when_it_would_stay_inside(sandbox, path, key):
+    """``..`` anywhere and a blank name are refused before any lookup: the message
+    says which rule, and the model learns the rule, not a lucky escape check."""
+    result = call(file_tools(sandbox), "read_text", rel_path=path)
+    assert result["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert tr(key) in result["error"]["message"]

@@ -124,10 +124,12 @@ def test_a_tool_that_raises_in_its_child_is_a_tool_exception(warm):
 # -- a time cap per tool ------------------------------------------------------------------
 
 
-def test_a_tool_over_its_own_timeout_is_an_error_and_the_run_goes_on(tmp_path):
+@pytest.mark.parametrize("max_seconds", [30, None], ids=["with-deadline", "no-deadline"])
+def test_a_tool_over_its_own_timeout_is_an_error_and_the_run_goes_on(tmp_path, max_seconds):
     slow = Tool("slow", "takes 2 s", NO_ARGS, lambda: (time.sleep(2), ok("late"))[1], timeout=0.05)
     tools = ToolRegistry([slow])
-    result = run([call("slow"), say("它太慢了")], tools, Budget(max_seconds=30), tmp_path)
+    budget = Budget(max_seconds=max_seconds)
+    result = run([call("slow"), say("它太慢了")], tools, budget, tmp_path)
     record = result.tool_results[0]
     assert record["result"]["error"]["code"] == "TIMEOUT"
     assert record["error_class"] == "transient"

@@ -6,7 +6,7 @@ import json
 
 import jsonschema  # the reference the argument check is compared with; agentlab does not use it
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from agentlab.experiments import task_tools
@@ -204,6 +204,9 @@ schemas = st.recursive(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schemas, json_values)
+@example({"const": [True]}, [1])  # True is not 1 inside a list either
+@example({"enum": [[False]]}, [0])
+@example({"const": {"a": True}}, {"a": 1})
 def test_the_argument_check_agrees_with_jsonschema(schema, value):
     ours = schema_problem(schema, value) is None
     theirs = jsonschema.Draft202012Validator(schema).is_valid(value)

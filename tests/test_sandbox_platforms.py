@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import sys
 
 import pytest
 
@@ -125,3 +126,10 @@ def test_a_link_met_while_opening_is_refused_even_if_the_check_said_yes(root, tm
     with pytest.raises(OSError):  # and a folder to be created
         open_inside(root, root.resolve() / "notes" / "new.md", os.O_WRONLY | os.O_CREAT, True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["outside.txt", "sandbox"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows opens by path after the check")
+def test_posix_opens_every_part_of_a_path_without_following_links():
+    """The second line of defence the race tests rely on: they skip when it is off,
+    so its absence must fail here rather than pass there unseen."""
+    assert sandbox.NOFOLLOW_OPENS

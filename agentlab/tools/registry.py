@@ -535,7 +535,11 @@ def _json_type(value: Any) -> str:
 
 
 def _same(a: Any, b: Any) -> bool:
-    """JSON equality: 1 == 1.0, but True is not 1."""
+    """JSON equality: 1 == 1.0, but True is not 1, at any depth ([True] is not [1])."""
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     return a == b

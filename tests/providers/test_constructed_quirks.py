@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -765,3 +766,38 @@ def test_json_payloads_finds_the_objects_in_either_framing(text, expected):
     from agentlab.quirks import json_payloads
 
     assert json_payloads(text) == expected
+
+
+def test_usage_without_a_total_counts_prompt_and_completion():
+    result = run_with(completion({"role": "assistant", "content": "好了"}, usage=USAGE_NO_TOTAL))
+    assert result.tokens == 15
+
+
+USAGE_NO_TOTAL = {"prompt_tokens": 10, "completion_tokens": 5}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
+def test_an_error_body_that_echoes_the_key_is_blanked(stream, tmp_path):
+    """HTTP 200 with only an error, quoting the key (as some services quote it in a 401)."""
+    key = "sk-echoed-canary-1234567890"
+    body = {"error": {"message": f"Incorrect API key provided: {key}", "code": 401}}
+    reply = framed("application/json", json.dumps(body)) if stream else body
+    client = plain_client(service(reply))
+    client.api_key = key
+    result = run_agent(
+        "说说销售额", client=client, tools=ToolRegistry(), stream=stream, trace_dir=tmp_path
+    )
+    assert result.stop_reason == "model_error" and "Incorrect API key" in result.warnings[-1]
+    assert key not in json.dumps(result.warnings) + Path(result.trace_path).read_text("utf-8")
+
+
+def test_an_empty_fragment_is_not_a_call_of_its_own():
+    body = sse(
+        calls(fragment(0, "c1", "x", '{"n": 1}')), calls(fragment(1)), chunk(finish="tool_calls")
+    )
+    assert assembled(body) == [("c1", "x", {"n": 1})]
+
+
+def test_a_later_chunk_without_a_finish_reason_keeps_the_one_before():
+    body = sse(calls(fragment(0, "c1", "x", "{}")), chunk(finish="tool_calls"), chunk({}))
+    assert turn_of(body).finish_reason == "tool_calls"
