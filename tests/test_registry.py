@@ -207,6 +207,10 @@ schemas = st.recursive(
 @example({"const": [True]}, [1])  # True is not 1 inside a list either
 @example({"enum": [[False]]}, [0])
 @example({"const": {"a": True}}, {"a": 1})
+@example({"type": "integer", "minimum": 1}, 1)  # the bounds themselves: inclusive,
+@example({"exclusiveMinimum": 1}, 1)  # and exclusive
+@example({"type": "string", "pattern": "b"}, "ab")  # a pattern matches anywhere
+@example({"type": "integer"}, 1.0)  # 1.0 is an integer to JSON Schema
 def test_the_argument_check_agrees_with_jsonschema(schema, value):
     ours = schema_problem(schema, value) is None
     theirs = jsonschema.Draft202012Validator(schema).is_valid(value)
