@@ -400,7 +400,10 @@ def check_ping(
         detail = failure_from(exc, secret=settings.api_key).message
         return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))
     # HTTP 200 is not yet an answer: a web page (base_url at a site) or an error body
-    turn = turn_from_text(reply) if isinstance(reply, str) else turn_from_completion(reply)
+    try:
+        turn = turn_from_text(reply) if isinstance(reply, str) else turn_from_completion(reply)
+    except Exception as exc:  # a reply in no shape we know: say so, never crash
+        turn = failure_from(exc, secret=settings.api_key)
     if isinstance(turn, ModelFailure):
         message = shown_safely(turn.message, settings.api_key)
         return Finding(

@@ -31,6 +31,7 @@ import errno
 import json
 import os
 import socket
+import ssl
 import string
 import sys
 
@@ -109,6 +110,8 @@ def reason(exc: BaseException) -> str:
         return tr("os.not_utf8")
     if isinstance(exc, socket.gaierror):
         return tr("os.no_such_host")
+    if isinstance(exc, ssl.SSLError):  # its errno is an SSL code, not the system's
+        return tr("os.tls", detail=getattr(exc, "reason", None) or exc)
     key = OS_REASONS.get(getattr(exc, "errno", None))
     if key is not None:
         return tr(key)
@@ -142,6 +145,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "os.reset": ("连接被对方重置", "the connection was reset by the other side"),
     "os.no_route": ("网络不通，到不了这个主机", "the network cannot reach that host"),
+    "os.tls": ("TLS（HTTPS）握手失败：{detail}", "the TLS (HTTPS) handshake failed: {detail}"),
     "os.no_such_host": (
         "找不到这个主机名（检查 base_url 的拼写和网络）",
         "no such host name (check the spelling of base_url, and the network)",

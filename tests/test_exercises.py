@@ -24,7 +24,7 @@ import agentlab.tools.files as library_module
 from agentlab.exercises import CheckResult, check, exercises, hint, show
 from agentlab.exercises.__main__ import main, starter_answer
 from agentlab.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, judge, passed
-from agentlab.i18n import CATALOG, placeholders
+from agentlab.i18n import CATALOG, placeholders, tr
 from agentlab.tools import Tool
 
 from .conftest import REPO
@@ -302,6 +302,23 @@ def test_code_that_starts_after_the_time_is_up_is_not_stopped(capsys):
         gc.callbacks.remove(callback)
     assert not result.passed and seen
     assert not [s for s in seen if isinstance(s, BaseException)]
+
+
+def test_time_up_inside_a_library_wait_is_a_timeout_not_a_broken_lock():
+    """The standard library's own cleanup (a Condition re-taking its lock) must run."""
+
+    def waits(*args, **kwargs):
+        while True:
+            try:
+                threading.Event().wait(60)
+            except:  # noqa: E722
+                pass
+
+    started = time.monotonic()
+    result = check("01-loop", waits, time_limit_s=0.2)
+    assert time.monotonic() - started < 5  # generous: it took minutes before
+    assert not result.passed and "RuntimeError" not in result.message
+    assert tr("exercise.timeout", what="").strip("：:")[:8] in result.message
 
 
 def test_the_loop_check_names_the_missing_tool_call_id():

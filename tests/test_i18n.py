@@ -11,6 +11,7 @@ import ast
 import errno
 import json
 import re
+import ssl
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,11 @@ def test_why_a_file_failed_is_said_in_the_course_language(tmp_path):
         assert reason(missing.value) == "no such file or directory"
     finally:
         set_language("zh")
+
+
+def test_a_tls_failure_is_not_mistaken_for_a_file_error():
+    """ssl.SSLError is an OSError whose errno is an SSL code (1 would read "permission")."""
+    from agentlab.i18n import reason
+
+    failure = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] verify failed")
+    assert reason(failure).startswith(tr("os.tls", detail="")) and "CERTIFICATE" in reason(failure)

@@ -30,9 +30,11 @@ import contextvars
 import ctypes
 import gc
 import io
+import os
 import re
 import signal
 import sys
+import sysconfig
 import tempfile
 import threading
 import time
@@ -247,42 +249,56 @@ def _bounded(work: Callable[[], Any], seconds: float) -> Any:
     return _bounded_by_thread(work, seconds)
 
 
-PACKAGE_FOLDER = str(Path(__file__).resolve().parent.parent)
-"""agentlab's own code: the line tracer below never raises in it (the checker's
-own ``except TimeUp`` must run)."""
+NOT_STUDENT_CODE = tuple(
+    folder + os.sep
+    for folder in (
+        str(Path(__file__).resolve().parent.parent),  # agentlab: the checker must run on
+        sysconfig.get_path("stdlib"),  # a lock's cleanup in threading, say
+        sysconfig.get_path("purelib"),  # the openai SDK and other installed packages
+        sysconfig.get_path("platlib"),
+    )
+)
+"""Where the line tracer below never raises: code whose own cleanup must run."""
 
 
 def _time_up_on_line(frame: Any, event: str, arg: Any) -> Any:
-    """A line tracer: the next line of student code raises :class:`TimeUp`."""
-    if event == "line" and not frame.f_code.co_filename.startswith(PACKAGE_FOLDER):
+    """A line tracer: the next line of a marked frame raises :class:`TimeUp`."""
+    if event == "line":
         raise TimeUp()  # CPython switches the tracer off by itself after this
     return _time_up_on_line
 
 
 def _bounded_by_alarm(work: Callable[[], Any], seconds: float) -> Any:
-    marked: list[Any] = []  # the frames given the line tracer, cleared at the end
-    collecting = [False]  # the garbage collector is running its callbacks
+    marked: list[tuple[Any, Any]] = []  # (frame, its tracer before): put back at the end
+    collecting = False  # the garbage collector is running its callbacks
 
     def gc_starts(phase: str, info: dict[str, Any]) -> None:
-        collecting[0] = collecting[0] or phase == "start"
+        nonlocal collecting
+        if phase == "start":
+            collecting = True
 
     def gc_stops(phase: str, info: dict[str, Any]) -> None:
-        collecting[0] = collecting[0] and phase != "stop"
+        nonlocal collecting
+        if phase == "stop":
+            collecting = False
+
+    ours = (_bounded_by_alarm.__code__, gc_starts.__code__, gc_stops.__code__)
 
     def time_up(signum: int, frame: Any) -> None:
-        # Raised in a gc callback (ours included), TimeUp would be "ignored" and
-        # lost: wait for the alarm to come back in 50 ms.
-        if collecting[0] or frame.f_code in (gc_starts.__code__, gc_stops.__code__):
+        # Raised in a gc callback, TimeUp would be "ignored" and lost; raised while
+        # this function sets up or cleans up, it would leave the alarm behind. Then
+        # wait for the alarm to come back in 50 ms.
+        if collecting or frame.f_code in ours:
             return
         # A bare ``except:`` in the student's code catches this. So the next line
         # it runs, in that handler, raises again: an exception raised inside an
-        # ``except`` block is not caught by that block. Only the frames running
-        # now are traced: code that starts later (a garbage-collector callback,
-        # say) must not be stopped by mistake.
+        # ``except`` block is not caught by that block. Only the student's frames
+        # running now are traced, not code that starts later (a gc callback, say).
         sys.settrace(lambda *_: None)  # tracing on, for the frames marked here
         while frame is not None:
-            frame.f_trace = _time_up_on_line
-            marked.append(frame)
+            if not frame.f_code.co_filename.startswith(NOT_STUDENT_CODE):
+                marked.append((frame, frame.f_trace))
+                frame.f_trace = _time_up_on_line
             frame = frame.f_back
         raise TimeUp()
 
@@ -297,8 +313,9 @@ def _bounded_by_alarm(work: Callable[[], Any], seconds: float) -> Any:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         sys.settrace(tracer)  # a debugger's, or none
-        for frame in marked:
-            frame.f_trace = None
+        for frame, before in marked:
+            frame.f_trace = before
+        marked.clear()  # no frames (and their locals) kept alive
         gc.callbacks.remove(gc_starts)
         gc.callbacks.remove(gc_stops)
 
