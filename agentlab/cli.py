@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .budget import DEMO_MAX_STEPS, Budget
-from .cli_parser import CourseParser, add_commands, usage_error
+from .cli_parser import CourseParser, add_commands, error_line
 from .clients import BEHAVIOURS, ModelConfigError, load_settings, scripted
 from .i18n import printable_output, reason, tr
 from .loop import run_agent
@@ -365,7 +365,7 @@ def command_trace(args: argparse.Namespace) -> int:
     from .trace import read_trace
 
     def fail(key: str, path: Path, why: object = "") -> int:
-        print(usage_error("agentlab trace", tr(key, path=str(path), reason=why)), file=sys.stderr)
+        print(error_line("agentlab trace", tr(key, path=str(path), reason=why)), file=sys.stderr)
         return 2
 
     try:

@@ -72,7 +72,7 @@ class CourseParser(argparse.ArgumentParser):
         )
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, usage_error(self.prog, translated(message)) + "\n")
+        self.exit(2, error_line(self.prog, translated(message)) + "\n")
 
 
 def add_commands(parser: argparse.ArgumentParser, helps: dict[str, str]) -> list[Any]:
@@ -88,6 +88,6 @@ def add_commands(parser: argparse.ArgumentParser, helps: dict[str, str]) -> list
     return [commands.add_parser(name, help=text) for name, text in helps.items()]
 
 
-def usage_error(prog: str, message: str) -> str:
-    """``agentlab run: 错误：...``: how every command names a mistake in its use."""
+def error_line(prog: str, message: str) -> str:
+    """``agentlab run：错误：...``: how every command reports an error, in one line."""
     return tr("cli.argparse.error", prog=prog, message=message)

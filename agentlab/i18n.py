@@ -22,7 +22,8 @@ locale, whereas this course speaks Chinese whatever the machine's locale.
 A dict of (Chinese, English) pairs has no build step, keeps both versions of
 a message side by side for review, and a test checks every pair is complete.
 
-This module only looks texts up; it does not decide what to say.
+This module looks texts up and, in :func:`reason`, picks the text for an
+OS error; it does not decide what to say about anything else.
 """
 
 from __future__ import annotations

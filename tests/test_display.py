@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from agentlab import OUTCOMES, Budget, palette, run_agent
 from agentlab.cli import main
-from agentlab.cli_parser import usage_error
+from agentlab.cli_parser import error_line
 from agentlab.clients import ScriptedClient, call, say
 from agentlab.display import meaning, run_html, trace_html
 from agentlab.i18n import CATALOG, placeholders
@@ -423,7 +423,7 @@ def test_cli_rejects_what_is_not_a_trace_in_one_line(tmp_path, capsys, content):
     assert main(["trace", str(path)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
-    assert err.startswith(usage_error("agentlab trace", ""))
+    assert err.startswith(error_line("agentlab trace", ""))
 
 
 # -- palette and catalog ------------------------------------------------------------------
