@@ -578,6 +578,14 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "sandbox.absolute": ("只允许相对路径", "only relative paths are allowed"),
     "sandbox.dotdot": ("路径里不允许出现 '..'", "'..' is not allowed in a path"),
+    "sandbox.secret_file": (
+        ".env 文件存放密钥（API Key），工具不读也不写它",
+        "a .env file holds secrets (API keys); the tools neither read nor write it",
+    ),
+    "sandbox.link_loop": (
+        "{path} 是循环的符号链接（绕一圈又指回自己），打不开",
+        "{path} is a symbolic link loop (it leads back to itself) and cannot be opened",
+    ),
     "sandbox.too_long": (
         "路径超过 {chars} 个字符或 {parts} 层目录",
         "the path is longer than {chars} characters or {parts} folders",
@@ -607,6 +615,16 @@ CATALOG: dict[str, tuple[str, str]] = {
     "csv.unreadable": ("无法读取 CSV：{error}", "could not read the CSV: {error}"),
     "csv.too_many_fields": ("这一行的字段比表头多", "the row has more fields than the header"),
     "csv.empty_category": ("category 为空", "the category is empty"),
+    "csv.control_character": (
+        "category 里有控制字符（例如 NUL 或换行）：{value}",
+        "the category holds a control character (such as NUL or a line break): {value}",
+    ),
+    "csv.bad_structure": (
+        "第 {line} 行附近的 CSV 格式有误：引号不成对（例如开头的引号没有闭合），"
+        "或某个字段超过 {limit} 个字符",
+        "the CSV breaks near line {line}: quotes that do not pair up (e.g. an opening quote "
+        "never closed), or a field longer than {limit} characters",
+    ),
     "csv.not_a_count": (
         "{column} 必须是非负整数，实际是 {value}",
         "{column} must be a non-negative integer, got {value}",

@@ -223,3 +223,69 @@ def test_a_path_is_refused_for_its_shape_even_when_it_would_stay_inside(sandbox,
     result = call(file_tools(sandbox), "read_text", rel_path=path)
     assert result["error"]["code"] == "PATH_NOT_ALLOWED"
     assert tr(key) in result["error"]["message"]
+
+
+# -- what the security review found (review9) -------------------------------------
+
+
+@pytest.mark.parametrize("path", [".env", "app/.env", ".ENV", ".env.local", "cfg/.Env.prod/x"])
+@pytest.mark.parametrize("tool", ["read_text", "write_text", "append_text"])
+def test_env_files_hold_keys_and_no_tool_touches_them(sandbox, tool, path):
+    """A `.env` in the sandbox (a project folder used as one) holds the API key:
+    no tool reads or writes it, and the refusal does not show it."""
+    env = sandbox / ".env"
+    env.write_text("DEEPSEEK_API_KEY=sk-LEAKCHECK-0123456789abcdef\n", encoding="utf-8")
+    arguments = {"rel_path": path} if tool == "read_text" else {"rel_path": path, "text": "x"}
+    result = call(file_tools(sandbox), tool, **arguments)
+    assert result["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert ".env" in result["error"]["message"] and "LEAKCHECK" not in json.dumps(result)
+    assert env.read_text(encoding="utf-8").endswith("abcdef\n")  # not overwritten
+
+
+@needs_symlinks
+def test_a_link_to_the_env_file_is_refused_too(sandbox):
+    """`notes.md` pointing at `.env` is the same secret under an innocent name."""
+    (sandbox / ".env").write_text("LLM_API_KEY=sk-LEAKCHECK-0123456789abcdef\n", encoding="utf-8")
+    os.symlink(".env", sandbox / "notes.md")
+    result = call(file_tools(sandbox), "read_text", rel_path="notes.md")
+    assert result["error"]["code"] == "PATH_NOT_ALLOWED" and "LEAKCHECK" not in json.dumps(result)
+    assert "env.example" not in tr("sandbox.secret_file")  # only .env and .env.* are meant
+    (sandbox / "env.example").write_text("LLM_API_KEY=\n", encoding="utf-8")
+    assert call(file_tools(sandbox), "read_text", rel_path="env.example")["status"] == "ok"
+
+
+@needs_symlinks
+def test_a_symlink_loop_is_refused_by_name_and_the_rest_still_lists(sandbox):
+    """A link loop is PATH_NOT_ALLOWED (not a tool exception showing the sandbox's
+    absolute path), and one loop does not break listing the other files."""
+    os.symlink("loop", sandbox / "loop")
+    os.symlink("b", sandbox / "a")
+    os.symlink("a", sandbox / "b")
+    tools = file_tools(sandbox)
+    for name in ("loop", "a", "loop/x.txt"):
+        result = call(tools, "read_text", rel_path=name)
+        assert result["error"]["code"] == "PATH_NOT_ALLOWED", result
+        assert str(sandbox) not in json.dumps(result, ensure_ascii=False)
+    written = call(tools, "write_text", rel_path="loop", text="x")
+    assert written["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert call(tools, "list_dir")["data"]["files"] == ["meeting.md"]
+
+
+def test_a_huge_file_is_cut_without_being_held_in_memory(sandbox):
+    """read_text keeps at most a block beyond what it shows, and still counts
+    every character (a 16 MB file, sparse so it costs no disk)."""
+    import tracemalloc
+
+    with open(sandbox / "huge.txt", "wb") as handle:
+        handle.write(b"head ")
+        handle.truncate(16 * 1024 * 1024)
+    tools = file_tools(sandbox, max_read_chars=100)
+    tracemalloc.start()
+    try:
+        data = call(tools, "read_text", rel_path="huge.txt")["data"]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert data["chars"] == 16 * 1024 * 1024 and data["truncated"] is True
+    assert data["text"].startswith("head ")
+    assert peak < 4 * 1024 * 1024, peak  # the whole file as a str would be 16 MB and more

@@ -229,3 +229,32 @@ def test_non_utf8_names_the_problem(data_dir):
     (data_dir / "input" / "latin1.csv").write_bytes(b"category,quantity,unit_price\ncaf\xe9,1,1\n")
     result = run(data_dir, "latin1.csv")
     assert result["error"] == {"code": "INVALID_CSV", "message": "the file is not UTF-8 text"}
+
+
+# -- what the security review found (review9) -------------------------------------
+
+
+def test_an_unclosed_quote_is_named_not_taken_for_a_bad_count(data_dir):
+    """A quote left open swallowed the rest of the file into one category and
+    the error blamed quantity; now it says the quotes do not pair up."""
+    text = 'category,quantity,unit_price\n耳机,2,99\n"键盘,3,10\n鼠标,1,5\n'
+    write_csv(data_dir, "quote.csv", text)
+    error = run(data_dir, "quote.csv")["error"]
+    assert error["code"] == "INVALID_CSV"
+    assert "quotes" in error["message"] and "quantity" not in error["message"]
+
+
+@pytest.mark.parametrize("category", ["键\x00", '"耳\n机"', "鼠\x1b[31m标"])
+def test_a_control_character_in_a_category_is_a_bad_row(data_dir, category):
+    """NUL, a line break (inside quotes) or an escape sequence is not a category name."""
+    write_csv(data_dir, "ctl.csv", f"category,quantity,unit_price\n耳机,2,99\n{category},1,5\n")
+    error = run(data_dir, "ctl.csv")["error"]
+    assert error["code"] == "INVALID_ROW" and "control character" in error["message"]
+
+
+@needs_symlinks
+def test_a_symlink_loop_in_input_is_refused_without_the_absolute_path(data_dir):
+    os.symlink("loop.csv", data_dir / "input" / "loop.csv")
+    result = run(data_dir, "loop.csv")
+    assert result["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert str(data_dir) not in json.dumps(result, ensure_ascii=False)

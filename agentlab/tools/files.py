@@ -7,7 +7,10 @@ paths, backslashes, NUL bytes and symlinks that lead out are refused with
 ``PATH_NOT_ALLOWED``; then it is opened with
 :func:`~agentlab.tools.sandbox.open_inside`, which follows no symlink on the
 way, so a link swapped in after the check cannot lead out either. Nothing
-outside is ever read or created.
+outside is ever read or created through a path. (A hard link is another
+matter: it is the same file under a second name, and no tool can tell it
+from any other file. The tools never make one; see ``sandbox.py``.) ``.env``
+files are refused wherever they are: they hold the API keys.
 
 Each tool is the same three pieces, which is all it takes to add one:
 a function, a JSON schema (inside :class:`~agentlab.tools.registry.Tool`)
@@ -26,6 +29,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TextIO
 
 from ..i18n import reason, tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
@@ -98,17 +102,22 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
         return _no_file(rel_path)
     try:
         with open(fd, encoding="utf-8") as handle:
-            text = handle.read()
+            text = handle.read(max_chars + 1)
+            total = len(text) + _chars_left(handle)
     except UnicodeDecodeError:
         return error("NOT_UTF8", tr("files.not_utf8", name=repr(rel_path)), [rel_path])
     except OSError as exc:
         return _read_failed(rel_path, exc)
-    shown, truncated = text, len(text) > max_chars
+    shown, truncated = text, total > max_chars
     if truncated:  # a huge file must not flood the model's context
-        shown = text[:max_chars] + "\n" + tr("files.shown_part", shown=max_chars, total=len(text))
-    return ok(
-        {"path": rel_path, "text": shown, "chars": len(text), "truncated": truncated}, [rel_path]
-    )
+        shown = text[:max_chars] + "\n" + tr("files.shown_part", shown=max_chars, total=total)
+    return ok({"path": rel_path, "text": shown, "chars": total, "truncated": truncated}, [rel_path])
+
+
+def _chars_left(handle: TextIO) -> int:
+    """Count the characters still to read, a block at a time: a huge file must
+    not fill the memory either, only to be cut to ``max_chars``."""
+    return sum(len(block) for block in iter(lambda: handle.read(1 << 16), ""))
 
 
 def _no_file(rel_path: str) -> ToolResult:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import csv
 import os
+import unicodedata
 from importlib import resources
 from pathlib import Path
 
-from ..i18n import tr
+from ..i18n import reason, tr
 from .registry import Tool, ToolRegistry, ToolResult, error, ok
 from .sandbox import is_regular_file, link_refusal, open_inside, resolve_inside
 
@@ -42,7 +43,7 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
         return error("FILE_NOT_FOUND", tr("csv.not_found", name=repr(relative_path)), source)
     except OSError as exc:
         return link_refusal(exc, relative_path) or error(
-            "INVALID_CSV", tr("csv.unreadable", error=exc), source
+            "INVALID_CSV", tr("csv.unreadable", error=reason(exc)), source
         )
     if not is_regular_file(fd):
         os.close(fd)
@@ -56,7 +57,8 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
     try:
         # utf-8-sig reads files with and without a byte-order mark alike.
         with open(fd, encoding="utf-8-sig", newline="") as handle:
-            reader = csv.DictReader(handle)
+            # strict: a quote left open must not swallow the rest of the file as one field
+            reader = csv.DictReader(handle, strict=True)
             if not reader.fieldnames:  # no bytes, or only blank lines
                 return error("EMPTY_CSV", tr("csv.empty_file"), source)
             header = reader.fieldnames
@@ -87,8 +89,11 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
                 rows += 1
     except UnicodeDecodeError:
         return error("INVALID_CSV", tr("csv.not_utf8"), source)
-    except (OSError, csv.Error) as exc:
-        return error("INVALID_CSV", tr("csv.unreadable", error=exc), source)
+    except csv.Error:  # quotes that do not pair up, or one field beyond the module's limit
+        message = tr("csv.bad_structure", line=reader.line_num, limit=csv.field_size_limit())
+        return error("INVALID_CSV", message, source)
+    except OSError as exc:
+        return error("INVALID_CSV", tr("csv.unreadable", error=reason(exc)), source)
 
     if rows == 0:
         return error("EMPTY_CSV", tr("csv.no_rows"), source)
@@ -109,8 +114,11 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
 def _row_problem(row: dict[str, str | None]) -> str | None:
     if None in row:
         return tr("csv.too_many_fields")
-    if not (row.get("category") or "").strip():
+    category = (row.get("category") or "").strip()
+    if not category:
         return tr("csv.empty_category")
+    if any(unicodedata.category(char) == "Cc" for char in category):  # Cc: control characters
+        return tr("csv.control_character", value=repr(category[:40]))
     for column in ("quantity", "unit_price"):
         text = (row.get(column) or "").strip()
         if not (text.isascii() and text.isdigit()):

@@ -12,6 +12,8 @@ defence, both here.
   Windows-style paths; we only speak ``/``); on Windows also colons (``a:b``
   names a hidden stream there) and device names (``CON``, ``NUL``);
 - ``..`` anywhere in the path;
+- ``.env`` files (``.env``, ``.env.local``, in any folder and any case):
+  they hold the API keys, and a model has no business reading them;
 - paths longer than ``MAX_PATH_CHARS`` or deeper than ``MAX_PATH_PARTS``
   folders (in the fuzz corpus, ``a/a/a/...`` 2000 levels deep made the write
   tool spend seconds creating folders);
@@ -76,8 +78,13 @@ def resolve_inside(root: Path, relative_path: object) -> Path | ToolResult:
         target = (root / str(relative_path)).resolve()
     except OSError:  # a link changed while it was being followed
         return error("PATH_NOT_ALLOWED", tr("isolation.changed", path=_shown(relative_path)))
+    except RuntimeError:  # Python 3.11 and 3.12 say "Symlink loop from <absolute path>"
+        return error("PATH_NOT_ALLOWED", tr("sandbox.link_loop", path=_shown(relative_path)))
     if not target.is_relative_to(root):
         return error("PATH_NOT_ALLOWED", tr("sandbox.outside", path=_shown(relative_path)))
+    if _holds_secrets(target.relative_to(root).parts):  # notes.md may be a link to .env
+        why = tr("sandbox.secret_file")
+        return error("PATH_NOT_ALLOWED", tr("sandbox.refused", why=why, path=_shown(relative_path)))
     return target
 
 
@@ -137,7 +144,7 @@ def list_inside(root: Path, folder: Path) -> list[str]:
         return sorted(
             p.relative_to(base).as_posix()
             for p in folder.rglob("*")
-            if p.is_file() and p.resolve().is_relative_to(base)
+            if p.is_file() and _leads_inside(p, base)
         )
     prefix = folder.relative_to(base).as_posix()
     fd = open_inside(root, folder, os.O_RDONLY | os.O_DIRECTORY)
@@ -165,13 +172,18 @@ def _walk(fd: int, prefix: str, base: Path, depth: int) -> Iterator[str]:
                 os.close(inner)
         elif entry.is_file(follow_symlinks=False):
             yield name
-        elif entry.is_symlink():  # a name only: nothing is read through it here
-            try:
-                real = (base / name).resolve()
-            except OSError:
-                continue
-            if real.is_relative_to(base) and real.is_file():
-                yield name
+        elif entry.is_symlink() and _leads_inside(base / name, base):
+            yield name  # a name only: nothing is read through it here
+
+
+def _leads_inside(path: Path, base: Path) -> bool:
+    """Does ``path``, links followed, lead to a file inside ``base``? A link
+    loop leads nowhere (``resolve`` raises ``RuntimeError`` for it before 3.13)."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return real.is_relative_to(base) and real.is_file()
 
 
 def link_refusal(exc: OSError, relative_path: object) -> ToolResult | None:
@@ -201,11 +213,18 @@ def _refuse(relative_path: object) -> str | None:
         return tr("sandbox.absolute")
     if ".." in posix.parts:
         return tr("sandbox.dotdot")
+    if _holds_secrets(posix.parts):
+        return tr("sandbox.secret_file")
     if len(relative_path) > MAX_PATH_CHARS or len(posix.parts) > MAX_PATH_PARTS:
         return tr("sandbox.too_long", chars=MAX_PATH_CHARS, parts=MAX_PATH_PARTS)
     if sys.platform == "win32" and _windows_trouble(posix):
         return tr("isolation.windows_name")
     return None
+
+
+def _holds_secrets(parts: tuple[str, ...]) -> bool:
+    """Is any of these names ``.env`` or ``.env.<something>``, in any case?"""
+    return any(part.lower() == ".env" or part.lower().startswith(".env.") for part in parts)
 
 
 def is_text(name: str) -> bool:
