@@ -13,7 +13,7 @@ from agentlab.experiments import task_tools
 from agentlab.faults import fault_tools
 from agentlab.i18n import tr
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
-from agentlab.tools.registry import MAX_NESTING, schema_problem, too_deep
+from agentlab.tools.registry import MAX_NESTING, call_key, schema_problem, too_deep
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -377,3 +377,33 @@ def test_a_result_that_contains_itself_is_not_json_and_each_good_result_keeps_it
     assert cycle.result["error"]["message"] == tr("registry.not_json", name="loop")
     fine = tools.run("fine", "{}")
     assert json.loads(fine.as_json) == fine.result == ok({"销售额": 1})
+
+
+# -- result shape and blank arguments: rules the mutation audit found unpinned ----------
+
+
+@pytest.mark.parametrize("missing", sorted(["status", "data", "source", "error"]))
+def test_a_result_missing_any_of_the_four_keys_is_the_tools_bug(missing):
+    """A tool result has all of status, data, source and error; one without is TOOL_EXCEPTION."""
+    returned = {key: value for key, value in ok(1).items() if key != missing}
+    run = ToolRegistry([Tool("t", "d", {}, lambda: returned)]).run("t", "{}")
+    assert run.result["error"]["code"] == "TOOL_EXCEPTION"
+    assert run.result["error"]["message"] == tr("registry.not_a_result", name="t")
+
+
+@pytest.mark.parametrize("code", [3, None, ["X"]])
+def test_an_error_result_needs_a_text_code(code):
+    """An error result's code is text the loop can classify; any other code is the tool's bug."""
+    returned = {"status": "error", "data": None, "source": [], "error": {"code": code}}
+    returned["error"]["message"] = "went wrong"
+    result = ToolRegistry([Tool("t", "d", {}, lambda: returned)]).call("t", "{}")
+    assert result["error"]["code"] == "TOOL_EXCEPTION"
+    assert result["error"]["message"] == tr("registry.not_a_result", name="t")
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\n", " \t\r\n "])
+def test_blank_arguments_mean_no_arguments(blank):
+    """Arguments that are empty or only whitespace are read as {}, as call_key reads them."""
+    tools = ToolRegistry([Tool("now", "no parameters", {}, lambda: ok("12:00"))])
+    assert tools.call("now", blank) == ok("12:00")
+    assert call_key("now", blank) == call_key("now", "{}")
