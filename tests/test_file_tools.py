@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from agentlab.i18n import tr
 from agentlab.tools import file_tools, sandbox_copy
+from agentlab.tools import sandbox as sandbox_module
 from agentlab.tools.sales import COURSE_DATA_DIR
+from agentlab.tools.sandbox import MAX_PATH_CHARS, MAX_PATH_PARTS
 
 from .conftest import needs_symlinks
 
@@ -289,3 +291,60 @@ def test_a_huge_file_is_cut_without_being_held_in_memory(sandbox):
     assert data["chars"] == 16 * 1024 * 1024 and data["truncated"] is True
     assert data["text"].startswith("head ")
     assert peak < 4 * 1024 * 1024, peak  # the whole file as a str would be 16 MB and more
+
+
+# -- the path limits at their edges (mutation audit) --------------------------------
+
+TOO_LONG = tr("sandbox.too_long", chars=MAX_PATH_CHARS, parts=MAX_PATH_PARTS)
+
+
+def path_of(chars: int) -> str:
+    """A relative path of exactly ``chars`` characters, in folders of 99 characters."""
+    folders, rest = divmod(chars, 100)
+    return "/".join(["d" * 99] * folders + ["f" * rest])
+
+
+def test_a_path_of_max_path_chars_is_accepted_and_one_character_more_is_refused(sandbox):
+    """Paths are limited to MAX_PATH_CHARS characters, and that many is still allowed."""
+    tools = file_tools(sandbox)
+    longest, too_long = path_of(MAX_PATH_CHARS), path_of(MAX_PATH_CHARS + 1)
+    assert (len(longest), len(too_long)) == (MAX_PATH_CHARS, MAX_PATH_CHARS + 1)
+    assert len(too_long.split("/")) <= MAX_PATH_PARTS  # refused for its length alone
+    assert call(tools, "write_text", rel_path=longest, text="x")["status"] == "ok"
+    assert call(tools, "read_text", rel_path=longest)["data"]["text"] == "x"
+    for result in (
+        call(tools, "write_text", rel_path=too_long, text="x"),
+        call(tools, "read_text", rel_path=too_long),
+    ):
+        assert result["error"]["code"] == "PATH_NOT_ALLOWED", result
+        assert TOO_LONG in result["error"]["message"]
+
+
+def test_a_path_max_path_parts_deep_is_accepted_and_one_level_more_is_refused(sandbox):
+    """Paths are limited to MAX_PATH_PARTS names deep, and that deep is still allowed."""
+    tools = file_tools(sandbox)
+    deepest = "/".join(["d"] * (MAX_PATH_PARTS - 1) + ["f.md"])
+    assert call(tools, "write_text", rel_path=deepest, text="x")["status"] == "ok"
+    assert call(tools, "read_text", rel_path=deepest)["data"]["text"] == "x"
+    result = call(tools, "write_text", rel_path="d/" + deepest, text="x")
+    assert result["error"]["code"] == "PATH_NOT_ALLOWED"
+    assert TOO_LONG in result["error"]["message"]
+    assert not (sandbox / "d" / deepest).exists()
+
+
+@pytest.mark.parametrize("opens", ["one folder at a time", "by path"])
+@pytest.mark.parametrize("listed", ["", "d", "d/d/d"])
+def test_list_dir_lists_only_files_the_tools_accept(sandbox, monkeypatch, opens, listed):
+    """A file deeper than MAX_PATH_PARTS is left out of every listing: no tool could read it."""
+    if opens == "by path":  # what Windows does (no dir_fd)
+        monkeypatch.setattr(sandbox_module, "NOFOLLOW_OPENS", False)
+    for depth in (MAX_PATH_PARTS, MAX_PATH_PARTS + 1):  # made by hand: no tool writes there
+        folder = sandbox.joinpath(*["d"] * (depth - 1))
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"at{depth}.md").write_text(str(depth), encoding="utf-8")
+    tools = file_tools(sandbox)
+    files = call(tools, "list_dir", rel_path=listed)["data"]["files"]
+    deepest = "/".join(["d"] * (MAX_PATH_PARTS - 1) + [f"at{MAX_PATH_PARTS}.md"])
+    assert [name for name in files if name.endswith(".md") and "/" in name] == [deepest]
+    for name in files:
+        assert call(tools, "read_text", rel_path=name)["status"] == "ok", name

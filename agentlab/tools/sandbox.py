@@ -138,18 +138,22 @@ def _open_folder(name: str, parent: int, make: bool) -> int:
 def list_inside(root: Path, folder: Path) -> list[str]:
     """Every file under ``folder`` (a path :func:`resolve_inside` returned), as
     paths relative to ``root`` with ``/``, sorted. Links are not followed into
-    folders; a link to a file is listed when it leads to a file inside."""
+    folders; a link to a file is listed when it leads to a file inside. Files
+    deeper than ``MAX_PATH_PARTS`` are left out: no tool would accept their path."""
     base = root.resolve()
     if not NOFOLLOW_OPENS:
         return sorted(
             p.relative_to(base).as_posix()
             for p in folder.rglob("*")
-            if p.is_file() and _leads_inside(p, base)
+            if len(p.relative_to(base).parts) <= MAX_PATH_PARTS
+            and p.is_file()
+            and _leads_inside(p, base)
         )
-    prefix = folder.relative_to(base).as_posix()
+    inside = folder.relative_to(base)
+    prefix = "" if not inside.parts else inside.as_posix() + "/"
     fd = open_inside(root, folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        return sorted(_walk(fd, "" if prefix == "." else prefix + "/", base, depth=0))
+    try:  # depth counts from the root, as the path check does, not from the folder listed
+        return sorted(_walk(fd, prefix, base, depth=len(inside.parts)))
     finally:
         os.close(fd)
 
