@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from agentlab import Budget, run_agent
 from agentlab.budget import DeadlineGuard, NoProgressGuard, TokenGuard
 from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, call, say
 from agentlab.clients.behaviours import honest_analyst, scripted
-from agentlab.deadline import Deadline
+from agentlab.deadline import Deadline, TimedOut, run_within
 from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
 from agentlab.i18n import tr
 from agentlab.result import RunState, fingerprint
@@ -734,3 +735,39 @@ def test_calls_left_unrun_by_a_stop_are_not_tool_errors(faults, tmp_path):
 def test_a_limit_that_must_be_set_refuses_none(name):
     with pytest.raises(ValueError, match=name):
         Budget(**{name: None})
+
+
+# -- run_within at its edges (mutation audit) ------------------------------------------
+
+
+def test_work_given_no_time_is_never_started():
+    """With no time left (0 or less), run_within raises TimedOut without starting the work."""
+    started = threading.Event()
+    for seconds in (0, 0.0, -1.0):
+        with pytest.raises(TimedOut):
+            run_within(started.set, seconds)
+    assert not started.wait(0.5)  # generous: a started thread would have run long before
+
+
+def test_a_tool_call_given_no_time_is_abandoned_before_the_tool_runs():
+    """A call that arrives when the run's time is up is abandoned, and the tool never runs."""
+    ran = threading.Event()
+    tools = ToolRegistry([Tool("mark", "sets a flag", {}, lambda: (ran.set(), ok("ran"))[1])])
+    outcome = tools.run("mark", "{}", seconds=Deadline(0.0).remaining())
+    assert outcome.late and outcome.result["error"]["code"] == "TOOL_ABANDONED"
+    assert not ran.wait(0.5)
+
+
+class Cancelled(BaseException):
+    """Not an Exception, like KeyboardInterrupt or an async framework's cancellation."""
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt, SystemExit, Cancelled])
+def test_what_the_work_raises_reaches_the_caller_even_if_not_an_exception(raised):
+    """run_within re-raises whatever the work raised, BaseException too, in the caller's thread."""
+
+    def work():
+        raise raised("from the work")
+
+    with pytest.raises(raised, match="from the work"):
+        run_within(work, 5.0)
