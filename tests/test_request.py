@@ -6,9 +6,10 @@ import httpx2
 import openai
 import pytest
 
-from agentlab.clients import ScriptedClient, say
+from agentlab import Budget, run_agent
+from agentlab.clients import HttpError, ScriptedClient, say
 from agentlab.request import post_chat, request_body
-from agentlab.tools import file_tools, sales_tools
+from agentlab.tools import ToolRegistry, file_tools, sales_tools
 
 from .conftest import plain_client
 
@@ -99,3 +100,48 @@ def test_the_sdk_never_retries_behind_the_loops_back():
     with pytest.raises(openai.InternalServerError):
         post_chat(client, request_body("m", HISTORY, []))
     assert len(seen) == 1
+
+
+# -- retries as the trace and the count of requests show them (mutation audit) -----------
+
+
+def quiet_run(client: openai.OpenAI, max_retries: int = 2):
+    return run_agent(
+        "问一下",
+        client=client,
+        tools=ToolRegistry(),
+        budget=Budget(max_retries=max_retries, retry_backoff_s=0.01),
+        on_text=None,
+        trace_dir=False,
+    )
+
+
+def decide_events(result) -> list[dict]:
+    return [e for e in result.events if e["event"] == "phase" and e["phase"] == "decide"]
+
+
+def test_the_attempts_of_a_step_are_numbered_from_one_in_the_trace():
+    """Each decide event says which attempt of its step it was: 1, then 2 after a retry."""
+    result = quiet_run(ScriptedClient([HttpError(503, "busy"), say("好了")]))
+    assert result.outcome == "completed" and result.model_requests == 2
+    assert [(e["step"], e["attempt"], e["status"]) for e in decide_events(result)] == [
+        (1, 1, "error"),
+        (1, 2, "ok"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "error, requests, error_class",
+    [
+        ({"code": 400, "message": "bad request"}, 1, "invalid_input"),  # its own code: not retried
+        ({"code": 503, "message": "upstream down"}, 3, "transient"),
+        ({"message": "upstream failed"}, 3, "transient"),  # no code: the reply had begun
+    ],
+    ids=["400", "503", "no-code"],
+)
+def test_an_error_in_a_200_body_is_retried_by_its_numeric_code(error, requests, error_class):
+    """A 200 reply holding only {"error": ...} counts its numeric code as the HTTP status."""
+    client = plain_client(lambda request: httpx2.Response(200, json={"error": error}))
+    result = quiet_run(client, max_retries=2)
+    assert (result.stop_reason, result.model_requests) == ("model_error", requests)
+    assert {e["error_class"] for e in decide_events(result)} == {error_class}
