@@ -1,4 +1,5 @@
-"""post_chat sends exactly what client.chat.completions.create would send."""
+"""post_chat sends exactly what client.chat.completions.create would send; at the end,
+retries as run_agent makes them and the trace shows them."""
 
 from __future__ import annotations
 
