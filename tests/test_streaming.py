@@ -214,3 +214,55 @@ def test_both_copies_of_as_text_agree(value):
     from agentlab import request, streaming
 
     assert request.as_text(value) == streaming.as_text(value)
+
+
+# -- the assembler's rule, case by case (the module docstring of streaming.py) ----------
+
+
+def test_parallel_calls_of_one_name_with_array_arguments_are_told_apart():
+    """Arguments that are a whole JSON array are finished too: the same name again is a new call."""
+    assembler = ToolCallAssembler()
+    assembler.add(piece(name="plot", arguments="[1, 2]"))  # Gemini: neither index nor id
+    assembler.add(piece(name="plot", arguments="[3]"))
+    assert [c.arguments for c in assembler.calls()] == ["[1, 2]", "[3]"]
+
+
+def test_without_an_index_a_fragment_continues_the_call_with_its_id():
+    """No index: the id says which of two unfinished calls a fragment continues."""
+    assembler = ToolCallAssembler()
+    assembler.add(piece(None, "a", "read_text", '{"rel_path": '))
+    assembler.add(piece(None, "b", "list_dir", '{"rel_path": '))
+    assembler.add(piece(None, "b", arguments='"b"}'))
+    assembler.add(piece(None, "a", arguments='"a.md"}'))
+    assert [(c.id, c.arguments) for c in assembler.calls()] == [
+        ("a", '{"rel_path": "a.md"}'),
+        ("b", '{"rel_path": "b"}'),
+    ]
+
+
+def test_the_first_name_of_a_call_wins():
+    """A later fragment of the same call (same id) cannot rename it."""
+    assembler = ToolCallAssembler()
+    assembler.add(piece(0, "a", "read_text", '{"rel_path": '))
+    assembler.add(piece(0, "a", "write_text", '"a.md"}'))
+    assert [(c.name, c.arguments) for c in assembler.calls()] == [
+        ("read_text", '{"rel_path": "a.md"}')
+    ]
+
+
+def test_name_and_id_repeated_after_the_arguments_are_whole_are_the_same_call():
+    """The same name with the same id is never a new call, even once the arguments are whole."""
+    assembler = ToolCallAssembler()
+    assembler.add(piece(0, "a", "list_dir", "{}"))
+    assembler.add(piece(0, "a", "list_dir", ""))  # a closing fragment repeating both
+    assert [(c.id, c.name, c.arguments) for c in assembler.calls()] == [("a", "list_dir", "{}")]
+
+
+@pytest.mark.parametrize("index", [True, False, "1", 1.0])
+def test_an_index_that_is_not_an_integer_counts_as_no_index(index):
+    """true/false, "1" or 1.0 is no index: the fragment fills the call being built."""
+    assembler = ToolCallAssembler()
+    assembler.add(piece(0, "a", "read_text", '{"rel_path": '))
+    assembler.add(piece(index, arguments='"a.md"}'))
+    assert [(c.id, c.arguments) for c in assembler.calls()] == [("a", '{"rel_path": "a.md"}')]
+    assert assembler.fragments[-1].index is None
