@@ -19,8 +19,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from agentlab import Budget, run_agent
+from agentlab import Budget, failures, run_agent
 from agentlab.clients import ModelConfigError, from_env, load_settings
+from agentlab.failures import without_secret
 from agentlab.tools import sales_tools
 
 from .conftest import REPO
@@ -139,3 +140,40 @@ def test_notebooks_never_show_the_key(keyed_env, tmp_path):
     used = [r for r in keyed_env.requests if r["authorization"] == f"Bearer {KEY}"]
     assert len(used) >= 2  # the real-model cells really ran against the server
     assert files_holding_the_key(tmp_path) == []
+
+
+# -- without_secret: the key however it is echoed back (review 9, F4) ---------------------
+
+ECHOED = "sk-LEAKCHECK-0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        "bad token SK-LEAKCHECK-0123456789ABCDEF",  # upper-cased by the provider
+        "Incorrect API key provided: sk-LEAKCHECK-012345678... check it",  # a long prefix
+        "Incorrect API key provided: sk-LEAK************456789abcdef.",  # a long suffix
+        "key ...CHECK-0123456... in the middle",  # any 12 characters in a row
+        '"sk-leakcheck-0123456789abcdef"',  # lower-cased, quoted
+    ],
+)
+def test_any_twelve_characters_of_a_long_key_in_a_row_are_blanked(echo):
+    shown = without_secret(echo, ECHOED, "***")
+    assert "***" in shown
+    lowered = shown.lower()
+    key = ECHOED.lower()
+    assert not any(key[i : i + 12] in lowered for i in range(len(key) - 11)), shown
+
+
+def test_what_surrounds_the_key_is_kept_and_eleven_characters_are_not_a_key():
+    shown = without_secret(f"a {ECHOED.upper()}b and {ECHOED[:11]}", ECHOED, "***")
+    assert shown == f"a ***b and {ECHOED[:11]}"
+
+
+def test_a_placeholder_key_blanks_only_itself_never_pieces_of_ordinary_words():
+    """A scripted or local client's placeholder is shorter than a real key: only
+    the whole placeholder is blanked, never 12 characters of it."""
+    placeholder = "scripted-no-key"
+    assert len(placeholder) < failures.SECRET_MIN_CHARS <= len(KEY)
+    text = "a scripted-no-answer, scripted-no-keyless"
+    assert without_secret(text, placeholder, "***") == "a scripted-no-answer, ***less"
