@@ -43,7 +43,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from functools import lru_cache
@@ -154,6 +154,25 @@ def without_secret(text: str, secret: str | None, mask: str) -> str:
         kept += [text[cut:start], mask]
         cut = end
     return "".join(kept) + text[cut:]
+
+
+def without_secret_in(value: Any, secret: str, mask: str = "***") -> Any:
+    """``value`` with ``secret`` blanked out of every string in it: walks dicts (their
+    keys too), lists, tuples and dataclasses (e.g. a model's turn), making new ones."""
+    if isinstance(value, str):
+        return without_secret(value, secret, mask)
+    if isinstance(value, list | tuple):
+        items = [without_secret_in(v, secret, mask) for v in value]
+        return value._make(items) if hasattr(value, "_make") else type(value)(items)
+    if isinstance(value, dict):
+        return {
+            without_secret_in(k, secret, mask): without_secret_in(v, secret, mask)
+            for k, v in value.items()
+        }
+    if is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: getattr(value, f.name) for f in fields(value) if f.init}
+        return replace(value, **without_secret_in(changes, secret, mask))
+    return value
 
 
 @lru_cache(maxsize=8)  # one pattern per key: a run with a real key cleans every text

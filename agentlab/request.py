@@ -55,6 +55,7 @@ from .failures import (
     failure_from,
     model_failure_class,
     shown_safely,
+    without_secret_in,
 )
 from .i18n import tr
 from .result import RunState, Stop
@@ -198,7 +199,13 @@ def _ask_in_time(
 
 
 def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> ModelTurn:
-    """Count the turn's tokens, warn about what is wrong with it, trace it."""
+    """Count the turn's tokens, warn about what is wrong with it, trace it.
+
+    With a real key (``run.secret``) the turn is first cleaned of it: a model or a
+    proxy may echo the key, and the run keeps nothing of what it said uncleaned.
+    """
+    if run.secret:
+        turn = without_secret_in(turn, run.secret)
     run.tokens += turn.tokens
     run.last_turn_tokens = turn.tokens
     if not turn.usage_reported:

@@ -70,7 +70,7 @@ from typing import Any
 import httpx2
 from openai import OpenAI
 
-from ..failures import without_secret
+from ..failures import without_secret, without_secret_in
 from ..i18n import reason, tr
 from .real import url_without_secrets
 
@@ -178,15 +178,7 @@ class Recorder:
 
     def scrub(self, value: Any) -> Any:
         """``value`` with the key blanked out of every string in it (see :func:`without_secret`)."""
-        if not self.secret:
-            return value
-        if isinstance(value, str):
-            return without_secret(value, self.secret, SCRUBBED)
-        if isinstance(value, list):
-            return [self.scrub(v) for v in value]
-        if isinstance(value, dict):
-            return {self.scrub(k): self.scrub(v) for k, v in value.items()}
-        return value
+        return without_secret_in(value, self.secret, SCRUBBED) if self.secret else value
 
     def save(self) -> None:
         """Write the whole file anew (to a temporary name first: never half a file)."""
