@@ -81,7 +81,8 @@ def run_agent(
     """Run ``task`` to an ending: answered, out of budget, or failed.
 
     - ``stream=True`` streams each request; text deltas go to ``on_text`` as
-      they arrive (printed by default, ``None`` keeps quiet); a thinking
+      they arrive (printed by default, ``None`` keeps quiet; with a real API
+      key, a line at a time, cleaned of the key); a thinking
       model's reasoning goes to ``on_reasoning`` (not shown by default; every
       reply's reasoning is kept in ``RunResult.reasoning``).
     - ``done_when(answer)`` returns ``True`` when the task is really done, or

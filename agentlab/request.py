@@ -60,7 +60,7 @@ from .failures import (
 from .i18n import tr
 from .result import RunState, Stop
 from .retry import retry_wait
-from .streaming import Fragment, StreamedReply, print_delta, read_stream
+from .streaming import Fragment, ShownWithoutKey, StreamedReply, print_delta, read_stream
 
 # What a streamed reply is parsed into. Made once: subscripting a generic goes
 # through typing's cache on every call.
@@ -176,6 +176,11 @@ def _ask_in_time(
 
         return show
 
+    show_text, show_reasoning = shown_by(on_text), shown_by(run.on_reasoning)
+    if run.secret:  # a streamed key may come in pieces: show whole lines, cleaned of it
+        show_text = ShownWithoutKey(show_text, run.secret)
+        show_reasoning = ShownWithoutKey(show_reasoning, run.secret)
+
     def ask() -> ModelTurn | ModelFailure:
         return request_turn(
             client,
@@ -184,8 +189,8 @@ def _ask_in_time(
             schemas,
             timeout=run.deadline.remaining(),
             stream=stream,
-            on_text=shown_by(on_text),
-            on_reasoning=shown_by(run.on_reasoning),
+            on_text=show_text,
+            on_reasoning=show_reasoning,
         )
 
     try:
@@ -193,6 +198,9 @@ def _ask_in_time(
     except TimedOut:
         given_up = True
         raise
+    if run.secret:
+        show_reasoning.flush()
+        show_text.flush()
     if broken:
         run.warn(tr("loop.display_failed", error=broken[0]))
     return reply

@@ -297,3 +297,21 @@ def test_a_scripted_client_with_its_placeholder_key_is_not_cleaned(tmp_path):
     result = run_agent("分析 data/input/sales.csv", client=client, tools=sales_tools(),
                        trace_dir=False, on_text=None)  # fmt: skip
     assert result.outcome == "completed" and "***" not in json.dumps(result.messages)
+
+
+def test_streamed_text_is_shown_without_the_key_even_cut_across_chunks():
+    """What ``on_text``/``on_reasoning`` show as the reply streams in (``agentlab run
+    --stream`` prints it) never holds the key, though it arrives in pieces."""
+    shown: list[str] = []
+    result = run_agent(
+        "what are the settings?",
+        client=key_echoing_client(stream=True),
+        tools=config_tools(),
+        model="m",
+        stream=True,
+        on_text=shown.append,
+        on_reasoning=shown.append,
+        trace_dir=False,
+    )
+    assert result.stop_reason == "answered"
+    assert not shows_the_key("".join(shown)) and "***" in "".join(shown)
