@@ -3437,4 +3437,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.cli.chapter": ("只看这一章（01..05）", "only this chapter (01..05)"),
     "exercise.cli.verbose": ("打印每一次判定", "print every verdict"),
+    # -- secrets: the API key never kept (review 9) --
+    "secret.reply_not_kept": (
+        "录制时没有保存这条回复：流式分片拼起来含有 API 密钥，无法只涂掉密钥",
+        "this reply was not kept when recording: its stream chunks, joined, hold the API key, "
+        "which could not be blanked out on its own",
+    ),
 }

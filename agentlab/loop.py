@@ -17,7 +17,12 @@ adds what a run needs to always stop and always explain itself:
   :func:`check_done`) — each get only the time left of one deadline;
 - every ending is a :class:`~agentlab.result.RunResult` that keeps the full
   history and its trace. ``run_agent`` never raises for anything a model, a
-  tool or a budget can do.
+  tool or a budget can do;
+- when the client carries a real API key, the run keeps no copy of it: the
+  model's turns and the tools' results are cleaned of it as they come in
+  (``RunState.secret``), so the history sent back to the model, the answer,
+  the records and the trace never hold it. The model has no business with
+  the key: it sees ``***`` where a tool read it.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import openai
 from .budget import Budget
 from .context import fold_history
 from .deadline import Deadline, TimedOut, run_within, threads_available
+from .failures import SECRET_MIN_CHARS
 from .i18n import tr
 from .request import CallRequest, decide
 from .result import RunResult, RunState, Stop
@@ -75,7 +81,8 @@ def run_agent(
     """Run ``task`` to an ending: answered, out of budget, or failed.
 
     - ``stream=True`` streams each request; text deltas go to ``on_text`` as
-      they arrive (printed by default, ``None`` keeps quiet); a thinking
+      they arrive (printed by default, ``None`` keeps quiet; with a real API
+      key, a line at a time, cleaned of the key); a thinking
       model's reasoning goes to ``on_reasoning`` (not shown by default; every
       reply's reasoning is kept in ``RunResult.reasoning``).
     - ``done_when(answer)`` returns ``True`` when the task is really done, or
@@ -104,8 +111,16 @@ def run_agent(
         raise ValueError(tr("loop.bad_task_id", task_id=task_id))  # it names a folder
     deadline = Deadline(budget.max_seconds)
     trace = Trace.open(trace_dir, task_id, deadline.started, on_event)
+    key = getattr(client, "api_key", None)  # a real key (not a placeholder) is never kept
+    secret = key if isinstance(key, str) and len(key) >= SECRET_MIN_CHARS else None
     run = RunState(
-        task_id, budget, deadline, trace, guards=budget.guards(), on_reasoning=on_reasoning
+        task_id,
+        budget,
+        deadline,
+        trace,
+        guards=budget.guards(),
+        on_reasoning=on_reasoning,
+        secret=secret,
     )
     trace.event(
         event="start",
@@ -201,7 +216,7 @@ def run_tool_calls(
             message = tr("deadline.tool", name=call.name, seconds=run.deadline.max_seconds)
             stop = Stop("deadline", message, phase="tool")
         elif record["error_class"] == "permission" and permission_errors == "stop":
-            reason = ran.result["error"]["message"]
+            reason = record["result"]["error"]["message"]  # the result as kept (no key)
             stop = Stop("policy_denied", tr("loop.refused", name=call.name, reason=reason))
         if stop is not None:
             _answer_unrun(calls[position + 1 :], run, stop)

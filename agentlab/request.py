@@ -55,11 +55,12 @@ from .failures import (
     failure_from,
     model_failure_class,
     shown_safely,
+    without_secret_in,
 )
 from .i18n import tr
 from .result import RunState, Stop
 from .retry import retry_wait
-from .streaming import Fragment, StreamedReply, print_delta, read_stream
+from .streaming import Fragment, ShownWithoutKey, StreamedReply, print_delta, read_stream
 
 # What a streamed reply is parsed into. Made once: subscripting a generic goes
 # through typing's cache on every call.
@@ -175,6 +176,11 @@ def _ask_in_time(
 
         return show
 
+    show_text, show_reasoning = shown_by(on_text), shown_by(run.on_reasoning)
+    if run.secret:  # a streamed key may come in pieces: show whole lines, cleaned of it
+        show_text = ShownWithoutKey(show_text, run.secret)
+        show_reasoning = ShownWithoutKey(show_reasoning, run.secret)
+
     def ask() -> ModelTurn | ModelFailure:
         return request_turn(
             client,
@@ -183,8 +189,8 @@ def _ask_in_time(
             schemas,
             timeout=run.deadline.remaining(),
             stream=stream,
-            on_text=shown_by(on_text),
-            on_reasoning=shown_by(run.on_reasoning),
+            on_text=show_text,
+            on_reasoning=show_reasoning,
         )
 
     try:
@@ -192,13 +198,22 @@ def _ask_in_time(
     except TimedOut:
         given_up = True
         raise
+    if run.secret:
+        show_reasoning.flush()
+        show_text.flush()
     if broken:
         run.warn(tr("loop.display_failed", error=broken[0]))
     return reply
 
 
 def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> ModelTurn:
-    """Count the turn's tokens, warn about what is wrong with it, trace it."""
+    """Count the turn's tokens, warn about what is wrong with it, trace it.
+
+    With a real key (``run.secret``) the turn is first cleaned of it: a model or a
+    proxy may echo the key, and the run keeps nothing of what it said uncleaned.
+    """
+    if run.secret:
+        turn = without_secret_in(turn, run.secret)
     run.tokens += turn.tokens
     run.last_turn_tokens = turn.tokens
     if not turn.usage_reported:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from .context import fit_result
 from .deadline import Deadline
-from .failures import tool_error_class
+from .failures import tool_error_class, without_secret_in
 from .i18n import tr
 from .tools.registry import RESULT_JSON, ToolResult, canonical_arguments
 from .trace import Trace
@@ -180,6 +180,10 @@ class RunState:
     """An independent completion check said "done"."""
     on_reasoning: Callable[[str], None] | None = None
     """Shows a thinking model's reasoning as it streams in (``run_agent(on_reasoning=...)``)."""
+    secret: str | None = field(default=None, repr=False)
+    """The client's API key when it is a real one (``failures.is_secret``). Text enters
+    a run by two doors, the model's turns (``request.py``) and the tools' results
+    (:meth:`record_tool`); both clean it out there, so nothing the run keeps holds it."""
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:
@@ -203,8 +207,11 @@ class RunState:
         ``max_tool_output_chars`` if it is longer (the full result is saved
         beside the trace). ``ran=False``: the call was refused or never run,
         so it taught the model nothing (no fingerprint). ``as_json``: the
-        result as JSON, if the registry has already written it out.
+        result as JSON, if the registry has already written it out. With a real
+        key (``secret``) the result is cleaned of it first.
         """
+        if self.secret:  # a tool may have read the key (a settings file): keep none of it
+            result, as_json = without_secret_in(result, self.secret), None
         content = as_json if as_json is not None else RESULT_JSON.encode(result)
         removed, saved_to = 0, None
         limit = self.budget.max_tool_output_chars

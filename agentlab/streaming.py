@@ -34,7 +34,9 @@ whole reply's block is split in ``quirks.py``), and the deprecated
 
 The arguments are not parsed here: a string that is not valid JSON after
 assembly goes to the tool registry, which answers ``INVALID_ARGUMENTS`` and
-the model gets to try again. Sending the request is ``request.py``'s job;
+the model gets to try again. With a real API key, :class:`ShownWithoutKey`
+shows text a line at a time, cleaned of the key (a model may echo it in
+pieces). Sending the request is ``request.py``'s job;
 nothing here executes tools or decides to stop.
 """
 
@@ -46,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from . import quirks
+from .failures import without_secret
 from .i18n import tr
 
 
@@ -366,3 +369,27 @@ def read_stream(
 def print_delta(text: str) -> None:
     """Show a text delta at once (``flush`` matters in a notebook)."""
     print(text, end="", flush=True)
+
+
+@dataclass
+class ShownWithoutKey:
+    """Shows streamed text a line at a time, cleaned of ``secret`` (a real API key).
+
+    A delta may carry a piece of the key too short to recognise; a key never
+    spans a line, so a whole line can be cleaned before it is shown. Used only
+    when the client has a real key; :meth:`flush` shows the last, unfinished line.
+    """
+
+    show: Callable[[str], None]
+    secret: str
+    pending: str = ""
+
+    def __call__(self, text: str) -> None:
+        lines, newline, self.pending = (self.pending + text).rpartition("\n")
+        if newline:
+            self.show(without_secret(lines + newline, self.secret, "***"))
+
+    def flush(self) -> None:
+        if self.pending:
+            self.show(without_secret(self.pending, self.secret, "***"))
+            self.pending = ""

@@ -389,3 +389,114 @@ def test_no_spelling_of_the_key_reaches_the_file_the_warnings_or_the_trace(
     seen += "\n".join(result.warnings) + Path(result.trace_path).read_text(encoding="utf-8")
     for form in (ODD_KEY, ODD_KEY.replace("/", "\\/"), quote(ODD_KEY, safe="")):
         assert form not in seen
+
+
+# -- the key in a reply's decoded text (review 9, F2) -----------------------------------------
+
+
+def _chunk(delta: dict, finish: str | None = None) -> str:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    body = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
+    return "data: " + json.dumps({**body, "choices": [choice]}) + "\n\n"
+
+
+def _split_key_stream(field: str) -> str:
+    """A stream that sends the key in three pieces of ten characters, in ``field``."""
+    pieces = [KEY[:10], KEY[10:20], KEY[20:]]
+    if field == "arguments":
+        start = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "weather"}}
+        deltas = [{"tool_calls": [start]}] + [
+            {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}
+            for part in ['{"city": "', *pieces, '"}']
+        ]
+    else:
+        deltas = [{"role": "assistant", field: part} for part in pieces]
+        deltas.append({"content": "done"})
+    finish = "tool_calls" if field == "arguments" else "stop"
+    return "".join(map(_chunk, deltas)) + _chunk({}, finish) + "data: [DONE]\n\n"
+
+
+def _u_escaped(text: str) -> str:
+    """JSON for ``text`` with every character escaped (``\\u0073\\u006b...``): valid, unusual."""
+    return '"' + "".join(f"\\u{ord(c):04x}" for c in text) + '"'
+
+
+def _serving(*bodies: str) -> openai.OpenAI:
+    """A client with the key, answered by ``bodies`` in turn (SSE or JSON by their start)."""
+    replies = iter(bodies)
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        body = next(replies, _chunk({"content": "done"}, "stop"))
+        kind = "text/event-stream" if body.startswith("data:") else "application/json"
+        return httpx2.Response(200, content=body.encode(), headers={"content-type": kind})
+
+    transport = httpx2.MockTransport(handle)
+    return openai.OpenAI(
+        api_key=KEY,
+        base_url="https://example.invalid/v1",
+        http_client=httpx2.Client(transport=transport),
+    )
+
+
+def _decoded(path: Path) -> str:
+    """Every text the recording holds, as a reader of its replies decodes them: the
+    file, each reply's JSON string escapes undone, each stream's deltas joined."""
+    document = load_recording(path)
+    texts = [path.read_text(encoding="utf-8")]
+    for exchange in document["exchanges"]:
+        text = (exchange.get("response") or {}).get("text") or ""
+        texts.append(json.loads(json.dumps(text)))
+        for line in text.splitlines():
+            payload = line.removeprefix("data:").strip()
+            if payload.startswith("{"):
+                texts.append(json.dumps(json.loads(payload), ensure_ascii=False))
+    return "\n".join(texts)
+
+
+def _replayed(path: Path, stream: bool) -> str:
+    again = run(ReplayClient(path), stream=stream)
+    return json.dumps(
+        [again.answer, again.messages, again.warnings, again.reasoning], ensure_ascii=False
+    )
+
+
+@pytest.mark.parametrize("field", ["content", "reasoning_content", "arguments"])
+def test_a_key_split_across_stream_chunks_never_reaches_the_recording(tmp_path, field):
+    path = tmp_path / "split.json"
+    run(recording(_serving(_split_key_stream(field)), path), stream=True)
+    assert KEY not in _decoded(path)
+    replayed = _replayed(path, stream=True)
+    assert KEY not in replayed
+    assert tr("secret.reply_not_kept") in replayed  # the replay says why the reply is missing
+
+
+def test_a_json_reply_spelling_the_key_with_escapes_is_blanked_in_place(tmp_path):
+    body = json.dumps(
+        {
+            "id": "c",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "@@"},
+                    "finish_reason": "stop",
+                }
+            ],
+        }
+    ).replace('"@@"', _u_escaped(f"your key is {KEY}"))
+    path = tmp_path / "escaped.json"
+    run(recording(_serving(body), path), stream=False)
+    replayed = _replayed(path, stream=False)
+    assert KEY not in _decoded(path) and KEY not in replayed
+    assert '"your key is ***"' in replayed  # blanked, the rest of the reply kept
+
+
+def test_a_stream_chunk_spelling_the_key_with_escapes_is_blanked_in_place(tmp_path):
+    chunk = _chunk({"role": "assistant", "content": "@@"}).replace('"@@"', _u_escaped(KEY))
+    path = tmp_path / "escaped-stream.json"
+    run(recording(_serving(chunk + _chunk({}, "stop") + "data: [DONE]\n\n"), path))
+    replayed = _replayed(path, stream=True)
+    assert KEY not in _decoded(path) and KEY not in replayed
+    assert '"***"' in replayed

@@ -10,7 +10,21 @@ also escaped for JSON or a URL. The key is the one each request sends, so a
 key given as a function is found too. A reply that is not text (compressed
 although asked not to be) is kept byte for byte, unless it or what it
 inflates to holds the key: then only its size is written. Keys under 8
-characters are not blanked (they would blank ordinary words).
+characters are not blanked (they would blank ordinary words); of a real key
+(16 characters or more) any 12 in a row are (``failures.without_secret``).
+
+A recording never holds the key in any form a reader decodes, which takes
+three looks at each reply (``Recorder.scrub_reply``): the text as written;
+the text with JSON's escapes undone (a service may write ``-`` as
+``\\u002d``), where a hit makes each JSON value of the reply (the body, or
+each ``data:`` line of a stream) be written anew from its blanked strings —
+the only case where the file's bytes differ from the service's beyond the
+key; and a stream's deltas joined as a reader joins them (content,
+reasoning, tool-call arguments ...). A key cut across chunks cannot be
+blanked in any one chunk, so that reply is not kept at all: the file holds,
+in its place, an HTTP 400 whose message says so, and a replay ends there
+with ``model_error`` showing that message. Simple and airtight; such a
+reply only comes from a service (or a model) that echoes the key.
 
 ``ReplayClient(path)`` is an ``openai.OpenAI`` answered in process, like the
 scripted client (an ``httpx2.MockTransport``), with the recorded bytes,
@@ -45,6 +59,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import threading
 import zlib
 from collections.abc import Iterator
@@ -55,7 +70,7 @@ from typing import Any
 import httpx2
 from openai import OpenAI
 
-from ..failures import without_secret
+from ..failures import without_secret, without_secret_in
 from ..i18n import reason, tr
 from .real import url_without_secrets
 
@@ -107,15 +122,49 @@ class Recorder:
         kept = {name: headers[name] for name in KEPT_HEADERS if name in headers}
         record: dict[str, Any] = {"status": status, "headers": kept}
         try:
-            record["text"] = self.scrub(raw.decode("utf-8"))
+            text = self.scrub_reply(raw.decode("utf-8"))
         except UnicodeDecodeError:  # compressed or binary: kept exactly, unless it holds the key
             if self.holds_secret(raw):
                 record["text"] = tr("replay.unreadable_body", size=len(raw))
             else:
                 record["base64"] = base64.b64encode(raw).decode("ascii")
+        else:
+            if text is None:  # the key, split across a stream's chunks: the reply is not kept
+                refusal = {"message": tr("secret.reply_not_kept"), "type": "recording"}
+                text = json.dumps({"error": refusal}, ensure_ascii=False)
+                record = {"status": 400, "headers": {"content-type": "application/json"}}
+                broken = False  # nothing of the reply is kept, so nothing breaks off
+            record["text"] = text
         if broken:
             record["broken"] = True  # the connection failed after these bytes
         return record
+
+    def scrub_reply(self, text: str) -> str | None:
+        """A reply's text with the key blanked out, also where only a reader would
+        see it; ``None`` when it cannot be blanked out in place.
+
+        First as written (the bytes stay as the service sent them). Then as a
+        reader decodes it: if a JSON string still spells the key with escapes
+        (``\\u002d``), each JSON value of the reply (the body, or each ``data:``
+        line) is written anew from its blanked strings. Last, as a reader joins a
+        stream's deltas: a key cut across chunks cannot be blanked in one chunk,
+        so the reply is not kept at all (``None``).
+        """
+        if not self.secret:
+            return text
+        text = without_secret(text, self.secret, SCRUBBED)
+        if self.decodes_to_secret(text):
+            text = _rewritten(text, self.scrub)
+        return None if self.decodes_to_secret(text) else text
+
+    def decodes_to_secret(self, text: str) -> bool:
+        """Could a reader of this reply decode the key from it: from a JSON string
+        with escapes undone, or from a stream's deltas joined?"""
+        unescaped = JSON_ESCAPE.sub(_unescape, text)
+        return any(
+            without_secret(found, self.secret, "") != found
+            for found in (text, unescaped, *_joined_deltas(text))
+        )
 
     def holds_secret(self, raw: bytes) -> bool:
         """Do these bytes, or what they inflate to (gzip, zlib), hold the key in any spelling?"""
@@ -125,20 +174,11 @@ class Recorder:
             inflated = zlib.decompressobj(wbits=47).decompress(raw, 10_000_000)
         except zlib.error:
             inflated = b""
-        text = (raw + b"\n" + inflated).decode("utf-8", errors="replace")
-        return without_secret(text, self.secret, "") != text
+        return self.decodes_to_secret((raw + b"\n" + inflated).decode("utf-8", errors="replace"))
 
     def scrub(self, value: Any) -> Any:
         """``value`` with the key blanked out of every string in it (see :func:`without_secret`)."""
-        if not self.secret:
-            return value
-        if isinstance(value, str):
-            return without_secret(value, self.secret, SCRUBBED)
-        if isinstance(value, list):
-            return [self.scrub(v) for v in value]
-        if isinstance(value, dict):
-            return {self.scrub(k): self.scrub(v) for k, v in value.items()}
-        return value
+        return without_secret_in(value, self.secret, SCRUBBED) if self.secret else value
 
     def save(self) -> None:
         """Write the whole file anew (to a temporary name first: never half a file)."""
@@ -250,6 +290,73 @@ def _json_or_text(content: bytes) -> Any:
         return json.loads(content) if content else None
     except ValueError:
         return content.decode("utf-8", errors="replace")
+
+
+JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
+JSON_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
+
+
+def _unescape(match: re.Match[str]) -> str:
+    """One JSON escape (``\\u002d``, ``\\n``, ``\\/``) as the character it stands for."""
+    code = match.group(1)
+    if code.startswith("u") and len(code) == 5:
+        return chr(int(code[1:], 16))
+    return JSON_SIMPLE_ESCAPES.get(code, code)
+
+
+def _stream_payloads(text: str) -> list[Any]:
+    """The JSON value of each ``data:`` line of a stream (none for a plain reply)."""
+    found = []
+    for line in text.splitlines():
+        if line.startswith("data:"):
+            try:
+                found.append(json.loads(line[len("data:") :]))
+            except ValueError:  # [DONE], or a line cut short
+                continue
+    return found
+
+
+def _joined_deltas(text: str) -> list[str]:
+    """A stream's strings joined across its chunks, as a reader joins deltas: by
+    where each sits (list items by their ``index``, as tool calls are joined), and
+    by field name alone (a call sent without its ``index``)."""
+    joined: dict[Any, str] = {}
+
+    def walk(value: Any, where: tuple[Any, ...]) -> None:
+        if isinstance(value, str):
+            for key in (where, where[-1:]):
+                joined[key] = joined.get(key, "") + value
+        elif isinstance(value, dict):
+            for name, item in value.items():
+                walk(item, (*where, name))
+        elif isinstance(value, list):
+            for position, item in enumerate(value):
+                index = item.get("index") if isinstance(item, dict) else None
+                walk(item, (*where, index if isinstance(index, int) else position))
+
+    for payload in _stream_payloads(text):
+        walk(payload, ())
+    return list(joined.values())
+
+
+def _rewritten(text: str, clean: Any) -> str:
+    """``text`` with each JSON value in it (the whole body, or each ``data:`` line
+    of a stream) written anew from ``clean(value)``."""
+    try:
+        return json.dumps(clean(json.loads(text)), ensure_ascii=False)
+    except ValueError:
+        pass
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if not line.startswith("data:"):
+            continue
+        try:
+            value = json.loads(line[len("data:") :])
+        except ValueError:
+            continue
+        end = "\r" if line.endswith("\r") else ""
+        lines[number] = "data: " + json.dumps(clean(value), ensure_ascii=False) + end
+    return "\n".join(lines)
 
 
 # -- replaying --------------------------------------------------------------------------
