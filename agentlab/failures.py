@@ -135,25 +135,31 @@ def without_secret(text: str, secret: str | None, mask: str) -> str:
     appears whole: twelve characters of ``scripted-no-key`` would blank ordinary
     words. Keys shorter than 8 characters are left alone altogether.
     """
-    if not secret or len(secret) < 8:
+    runs = key_runs(text, secret)
+    if not runs:  # the usual case: nothing to blank
         return text
-    pattern = _secret_pattern(secret)
-    if pattern.search(text) is None:  # the usual case: nothing to blank
-        return text
-    # The pattern is a lookahead, so overlapping pieces are all found; joined
-    # into runs, each run of the key's characters becomes one mask.
-    runs: list[list[int]] = []
-    for match in pattern.finditer(text):
-        start, end = match.start(), match.start() + len(match.group(1))
-        if runs and start <= runs[-1][1]:
-            runs[-1][1] = max(runs[-1][1], end)
-        else:
-            runs.append([start, end])
     kept, cut = [], 0
     for start, end in runs:
         kept += [text[cut:start], mask]
         cut = end
     return "".join(kept) + text[cut:]
+
+
+def key_runs(text: str, secret: str | None) -> list[tuple[int, int]]:
+    """Where ``text`` holds ``secret`` (as :func:`without_secret` reads it): the
+    ``(start, end)`` of each run of the key's characters, in order."""
+    if not secret or len(secret) < 8:
+        return []
+    # The pattern is a lookahead, so overlapping pieces are all found; joined
+    # into runs, each run of the key's characters becomes one mask.
+    runs: list[tuple[int, int]] = []
+    for match in _secret_pattern(secret).finditer(text):
+        start, end = match.start(), match.start() + len(match.group(1))
+        if runs and start <= runs[-1][1]:
+            runs[-1] = (runs[-1][0], max(runs[-1][1], end))
+        else:
+            runs.append((start, end))
+    return runs
 
 
 def without_secret_in(value: Any, secret: str, mask: str = "***") -> Any:

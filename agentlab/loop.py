@@ -82,7 +82,7 @@ def run_agent(
 
     - ``stream=True`` streams each request; text deltas go to ``on_text`` as
       they arrive (printed by default, ``None`` keeps quiet; with a real API
-      key, a line at a time, cleaned of the key); a thinking
+      key, cleaned of it, a key's length behind); a thinking
       model's reasoning goes to ``on_reasoning`` (not shown by default; every
       reply's reasoning is kept in ``RunResult.reasoning``).
     - ``done_when(answer)`` returns ``True`` when the task is really done, or

@@ -177,7 +177,7 @@ def _ask_in_time(
         return show
 
     show_text, show_reasoning = shown_by(on_text), shown_by(run.on_reasoning)
-    if run.secret:  # a streamed key may come in pieces: show whole lines, cleaned of it
+    if run.secret:  # a streamed key may come in pieces: show text only once it is whole
         show_text = ShownWithoutKey(show_text, run.secret)
         show_reasoning = ShownWithoutKey(show_reasoning, run.secret)
 

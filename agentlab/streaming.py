@@ -35,8 +35,8 @@ whole reply's block is split in ``quirks.py``), and the deprecated
 The arguments are not parsed here: a string that is not valid JSON after
 assembly goes to the tool registry, which answers ``INVALID_ARGUMENTS`` and
 the model gets to try again. With a real API key, :class:`ShownWithoutKey`
-shows text a line at a time, cleaned of the key (a model may echo it in
-pieces). Sending the request is ``request.py``'s job;
+shows text cleaned of the key, a key's length behind the stream (a model
+may echo it in pieces). Sending the request is ``request.py``'s job;
 nothing here executes tools or decides to stop.
 """
 
@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from . import quirks
-from .failures import without_secret
+from .failures import key_runs, without_secret
 from .i18n import tr
 
 
@@ -373,11 +373,13 @@ def print_delta(text: str) -> None:
 
 @dataclass
 class ShownWithoutKey:
-    """Shows streamed text a line at a time, cleaned of ``secret`` (a real API key).
+    """Shows streamed text as it arrives, cleaned of ``secret`` (a real API key).
 
-    A delta may carry a piece of the key too short to recognise; a key never
-    spans a line, so a whole line can be cleaned before it is shown. Used only
-    when the client has a real key; :meth:`flush` shows the last, unfinished line.
+    A delta may end in the first characters of the key, too few to recognise,
+    so the last ``len(secret) - 1`` characters wait for the next delta: any
+    piece of the key that starts before them has then arrived whole and is
+    blanked. The wait moves back to the start of a piece still arriving. Used
+    only when the client has a real key; :meth:`flush` shows what is left.
     """
 
     show: Callable[[str], None]
@@ -385,9 +387,14 @@ class ShownWithoutKey:
     pending: str = ""
 
     def __call__(self, text: str) -> None:
-        lines, newline, self.pending = (self.pending + text).rpartition("\n")
-        if newline:
-            self.show(without_secret(lines + newline, self.secret, "***"))
+        self.pending += text
+        cut = len(self.pending) - (len(self.secret) - 1)
+        for start, end in key_runs(self.pending, self.secret):
+            if start < cut < end:  # never show part of a piece: wait for all of it
+                cut = start
+        if cut > 0:
+            self.show(without_secret(self.pending[:cut], self.secret, "***"))
+            self.pending = self.pending[cut:]
 
     def flush(self) -> None:
         if self.pending:

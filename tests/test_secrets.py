@@ -19,11 +19,14 @@ import httpx2
 import nbformat
 import openai
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from nbclient import NotebookClient
 
 from agentlab import Budget, failures, run_agent
 from agentlab.clients import ModelConfigError, from_env, load_settings
 from agentlab.failures import without_secret
+from agentlab.streaming import ShownWithoutKey
 from agentlab.tools import sales_tools
 from agentlab.tools.registry import Tool, ToolRegistry, ok
 
@@ -315,3 +318,29 @@ def test_streamed_text_is_shown_without_the_key_even_cut_across_chunks():
     )
     assert result.stop_reason == "answered"
     assert not shows_the_key("".join(shown)) and "***" in "".join(shown)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    parts=st.lists(
+        st.sampled_from(["答案是 ", "x", "\n", KEY, KEY.upper(), KEY[:14], KEY[-13:], KEY[:11]]),
+        max_size=12,
+    ),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=10),
+)
+@example(parts=["答案是 "] * 10, cuts=[3, 7, 20])  # a long line with no key: shown as it comes
+@example(parts=["x", KEY[:14], "x" * 40, KEY], cuts=[5, 12, 60])  # pieces cut mid-way
+def test_the_live_display_never_shows_a_piece_of_the_key_and_stays_close_behind(parts, cuts):
+    """However the stream is cut, the text shown holds no 12 characters of the key
+    in a row, and it lags at most a key's length behind what has arrived."""
+    text = "".join(parts)
+    shown: list[str] = []
+    display = ShownWithoutKey(shown.append, KEY)
+    for start, end in zip([0, *sorted(cuts)], [*sorted(cuts), len(text)], strict=True):
+        display(text[start:end])
+    held = display.pending
+    display.flush()
+    assert not shows_the_key("".join(shown))
+    if not failures.key_runs(text, KEY):  # ordinary text: only a key's length waits
+        assert len(held) <= len(KEY) - 1
+        assert "".join(shown) == text
