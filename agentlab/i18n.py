@@ -3437,4 +3437,45 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.cli.chapter": ("只看这一章（01..05）", "only this chapter (01..05)"),
     "exercise.cli.verbose": ("打印每一次判定", "print every verdict"),
+    # -- clients/real.py and doctor.py: proxies, secrets in the URL, .env encodings --
+    "envcheck.proxy_unusable": (
+        "代理设置用不了：{proxies}"
+        "（只支持 http://、https://、socks5:// 或 socks5h:// 加 主机:端口）；"
+        "改正它，或者在这个终端里取消 {names}"
+        "（bash：unset 变量名；PowerShell：Remove-Item Env:变量名）",
+        "the proxy setting cannot be used: {proxies} (supported: http://, https://, socks5:// or "
+        "socks5h:// followed by host:port); fix it, or unset {names} in this terminal "
+        "(bash: unset NAME; PowerShell: Remove-Item Env:NAME)",
+    ),
+    "envcheck.proxy_no_socksio": (
+        "{proxies} 是 SOCKS 代理，需要 socksio 包，但它没有安装："
+        "运行 pip install -r requirements.lock（或 pip install socksio）；"
+        "不需要这个代理时，在这个终端里取消 {names}",
+        "{proxies} is a SOCKS proxy, which needs the socksio package, and it is not installed: "
+        "run pip install -r requirements.lock (or pip install socksio); or, if you do not need "
+        "the proxy, unset {names} in this terminal",
+    ),
+    "envcheck.client_failed": (
+        "无法建立访问模型的 HTTP 客户端（{error}）：检查系统的代理设置",
+        "cannot build the HTTP client for the model ({error}): check the system's proxy settings",
+    ),
+    "envcheck.doctor.check_proxy": ("代理", "proxy"),
+    "envcheck.doctor.proxy_ok": (
+        "请求真实模型时经过代理 {proxies}",
+        "requests to a real model go through the proxy {proxies}",
+    ),
+    "envcheck.doctor.proxy_fix": (
+        "改正代理地址（Clash、V2Ray 一般是 socks5://127.0.0.1:7890 或 http://127.0.0.1:7890），"
+        "或者在这个终端里取消 {names} 再运行",
+        "correct the proxy address (Clash and V2Ray usually listen on socks5://127.0.0.1:7890 or "
+        "http://127.0.0.1:7890), or unset {names} in this terminal and run again",
+    ),
+    "envcheck.doctor.ping_skipped": (
+        "代理设置用不了，没有发送测试请求",
+        "the proxy setting cannot be used: no test request sent",
+    ),
+    "envcheck.doctor.ping_skipped_fix": (
+        "先按上面“代理”一行改正，再运行 agentlab doctor --ping",
+        "fix the proxy as the line above says, then run agentlab doctor --ping again",
+    ),
 }

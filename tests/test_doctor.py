@@ -31,6 +31,7 @@ from agentlab.doctor import (
     installed_version,
     render,
 )
+from agentlab.i18n import tr
 
 from .fault_server import FaultServer
 
@@ -367,3 +368,47 @@ def test_a_colab_without_its_page_is_asked_once(home, colab):
     with pytest.raises(ModelConfigError):
         load_settings(environ={})
     assert len(colab.asked) == 1  # each further name would have waited 10 s
+
+
+# -- proxies -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_proxy(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
+def closed_port() -> int:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_socks_proxy_is_named_without_its_password(home, no_proxy):
+    environ = {"ALL_PROXY": "socks5://clash:proxypass@127.0.0.1:7890"}
+    finding = only(check_setup(environ=environ), "proxy")
+    assert finding.level == "ok" and "ALL_PROXY=socks5://127.0.0.1:7890" in finding.message
+    assert "proxypass" not in render([finding]) and "clash" not in render([finding])
+
+
+def test_a_proxy_that_cannot_work_fails_and_no_request_is_sent(home, server, no_proxy, monkeypatch):
+    proxy = {"all_proxy": "socks4://clash:proxypass@127.0.0.1:7890"}
+    monkeypatch.setenv("all_proxy", proxy["all_proxy"])  # what the SDK's HTTP library reads
+    findings = check_setup(ping=True, environ={**llm(server), **proxy})
+    proxy, ping_finding = only(findings, "proxy"), only(findings, "ping")
+    assert proxy.level == "fail" and "all_proxy" in proxy.message and "all_proxy" in proxy.fix
+    assert ping_finding.level == "warn" and tr("doctor.ping.status_fix") != ping_finding.fix
+    assert server.requests == []
+    assert "proxypass" not in render(findings)
+
+
+def test_a_request_through_a_socks_proxy_that_is_down_is_unreachable(home, no_proxy, monkeypatch):
+    """Needs socksio: without it the client could not even be built (an ImportError)."""
+    monkeypatch.setenv("ALL_PROXY", f"socks5://127.0.0.1:{closed_port()}")
+    environ = {"LLM_API_KEY": KEY, "LLM_BASE_URL": "http://model.example/v1", "LLM_MODEL": "m"}
+    _, settings = check_provider(None, environ)
+    finding = check_ping(settings, environ, timeout=5)
+    assert finding.level == "fail" and "model.example" in finding.message
+    assert "LLM_BASE_URL" in finding.fix

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import openai
 import pytest
 
@@ -182,3 +184,80 @@ def test_ollama_needs_no_key(no_env_file):
 def test_generic_settings_win_over_provider_specific_ones(no_env_file):
     loaded = load_settings(environ={**GENERIC, "OLLAMA_MODEL": "x"})
     assert loaded.provider == "LLM"
+
+
+# -- proxies: Clash and V2Ray set ALL_PROXY=socks5://127.0.0.1:7890 ----------------------------
+
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
+
+
+@pytest.fixture
+def no_proxy(monkeypatch):
+    for name in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("name", ["ALL_PROXY", "all_proxy", "HTTPS_PROXY"])
+@pytest.mark.parametrize("scheme", ["socks5", "socks5h"])
+def test_a_socks_proxy_as_clash_sets_it_builds_a_client(
+    no_env_file, no_proxy, monkeypatch, name, scheme
+):
+    monkeypatch.setenv(name, f"{scheme}://127.0.0.1:7890")
+    assert isinstance(load_settings(environ=GENERIC).client(), openai.OpenAI)
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("ALL_PROXY", "socks4://proxyuser:proxypass@127.0.0.1:7890"),
+        ("https_proxy", "ftp://proxyuser:proxypass@127.0.0.1:21"),
+        ("HTTP_PROXY", "http://proxyuser:proxypass@[::1:7890"),
+    ],
+    ids=["socks4", "ftp", "broken-ipv6"],
+)
+def test_a_proxy_the_http_library_cannot_use_is_a_config_error(
+    no_env_file, no_proxy, monkeypatch, name, value
+):
+    """It raised ValueError (or httpx2.InvalidURL) from deep inside the SDK."""
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ModelConfigError) as info:
+        load_settings(environ=GENERIC).client()
+    message = str(info.value)
+    assert name in message and "unset" in message and "\n" not in message
+    assert "proxypass" not in message and "proxyuser" not in message and SECRET not in message
+    with pytest.raises(ModelConfigError, match=name):
+        _from_env_with(monkeypatch)
+
+
+def _from_env_with(monkeypatch):
+    """from_env() as a notebook calls it, with GENERIC in the environment."""
+    monkeypatch.delenv("AGENTLAB_OFFLINE", raising=False)
+    for name, value in GENERIC.items():
+        monkeypatch.setenv(name, value)
+    return from_env()
+
+
+def test_socks_without_its_package_says_what_to_install(no_env_file, no_proxy, monkeypatch):
+    monkeypatch.setenv("ALL_PROXY", "socks5://u:proxypass@127.0.0.1:7890")
+    monkeypatch.setitem(sys.modules, "socksio", None)  # `import socksio` raises ImportError
+    with pytest.raises(ModelConfigError) as info:
+        load_settings(environ=GENERIC).client()
+    message = str(info.value)
+    assert "ALL_PROXY=socks5://127.0.0.1:7890" in message and "socksio" in message
+    assert "proxypass" not in message
+
+
+def test_proxy_values_are_shown_without_their_credentials():
+    from agentlab.clients.real import proxy_shown
+
+    assert proxy_shown("socks5://user:pa@ss@127.0.0.1:7890") == "socks5://127.0.0.1:7890"
+    assert proxy_shown("user:secret@127.0.0.1:7890") == "127.0.0.1:7890"
+    assert proxy_shown("http://127.0.0.1:7890/") == "http://127.0.0.1:7890"
+    assert proxy_shown("notaurl") == "notaurl"
