@@ -3478,4 +3478,20 @@ CATALOG: dict[str, tuple[str, str]] = {
         "先按上面“代理”一行改正，再运行 agentlab doctor --ping",
         "fix the proxy as the line above says, then run agentlab doctor --ping again",
     ),
+    "envcheck.url_query": (
+        "{name} 里不能有 ? 或 # 之后的部分（查询参数、片段）："
+        "SDK 会把 /chat/completions 接在它后面，这样的地址永远用不了。"
+        "Key 放进自己的 *_API_KEY 变量，{name} 只写到路径为止"
+        "（例如 https://api.deepseek.com/v1）",
+        "{name} must not have a query (?...) or a fragment (#...): the SDK appends "
+        "/chat/completions after it, so such an address never works. Put the key in its own "
+        "*_API_KEY variable and write {name} up to its path only (e.g. https://api.deepseek.com/v1)",
+    ),
+    "envcheck.url_userinfo": (
+        "{name} 里不能有 user:password@：SDK 会把它当作 HTTP Basic 认证发出去，顶替掉 {key}，"
+        "服务就收不到 Key。去掉 @ 之前的部分，Key 放进 {key}",
+        "{name} must not hold user:password@: the SDK sends it as HTTP Basic authentication in "
+        "place of {key}, so the service never gets the key. Drop the part before the @ and put "
+        "the key in {key}",
+    ),
 }

@@ -412,3 +412,22 @@ def test_a_request_through_a_socks_proxy_that_is_down_is_unreachable(home, no_pr
     finding = check_ping(settings, environ, timeout=5)
     assert finding.level == "fail" and "model.example" in finding.message
     assert "LLM_BASE_URL" in finding.fix
+
+
+# -- a key in the URL --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["query", "userinfo"])
+def test_a_key_in_the_base_url_fails_and_is_never_sent_or_shown(home, server, where):
+    """It used to pass; the ping then showed the key, echoed in the service's error."""
+    environ = llm(server)
+    environ["LLM_API_KEY"] = "gateway-unused-key"
+    url = environ["LLM_BASE_URL"]
+    environ["LLM_BASE_URL"] = (
+        f"{url}?key={KEY}" if where == "query" else url.replace("://", f"://u:{KEY}@")
+    )
+    server.faults[:] = ["401"]  # a service that echoes what it was sent
+    findings = check_setup(ping=True, environ=environ)
+    assert levels(findings)["provider"] == "fail" and "LLM_BASE_URL" in render(findings)
+    assert server.requests == []
+    assert KEY not in render(findings) and KEY[-8:] not in render(findings)

@@ -137,11 +137,34 @@ def test_a_url_ending_in_the_endpoint_says_to_drop_it(no_env_file):
         load_settings(environ={**environ, "LLM_MODEL": "m"})
 
 
-def test_a_key_pasted_into_the_url_stays_out_of_the_settings_repr(no_env_file):
+def test_a_key_pasted_into_the_url_stays_out_of_the_settings_repr():
     url = f"https://user:{SECRET}@api.example.com:8443/v1?key={SECRET}"
-    settings = load_settings(environ={"LLM_API_KEY": SECRET, "LLM_BASE_URL": url, "LLM_MODEL": "m"})
+    settings = ModelSettings("LLM", url, "m", "other-key")  # load_settings refuses such a URL
     assert SECRET not in repr(settings) and SECRET not in str(settings)
     assert "https://api.example.com:8443/v1" in repr(settings)
+
+
+@pytest.mark.parametrize(
+    "url, fragment",
+    [
+        (f"https://api.example.com/v1?key={SECRET}", "query"),
+        (f"https://api.example.com/v1?api_key={SECRET}&x=1", "query"),
+        ("https://api.example.com/v1?", "query"),
+        (f"https://api.example.com/v1#{SECRET}", "query"),
+        (f"https://user:{SECRET}@api.example.com/v1", "user:password@"),
+        (f"https://{SECRET}@api.example.com/v1", "user:password@"),
+    ],
+    ids=["query", "two-params", "bare-question-mark", "fragment", "userinfo", "user-only"],
+)
+def test_a_url_carrying_a_key_is_refused_without_showing_it(no_env_file, url, fragment):
+    """The SDK garbles a query (``/v1/?key=...chat/completions``) and sends user:password
+    as HTTP Basic instead of the key: neither URL could work, and a service's error
+    echoing the URL would show the key."""
+    environ = {"LLM_API_KEY": "other-key-123456", "LLM_BASE_URL": url, "LLM_MODEL": "m"}
+    with pytest.raises(ModelConfigError, match="LLM_BASE_URL") as info:
+        load_settings(environ=environ)
+    message = str(info.value)
+    assert fragment in message and SECRET not in message and SECRET[-8:] not in message
 
 
 def test_the_settings_repr_never_raises_even_for_a_url_it_cannot_read():

@@ -229,7 +229,8 @@ def read_colab_secrets(names: Iterable[str]) -> dict[str, str]:
 
 def url_without_secrets(url: str) -> str:
     """``scheme://host[:port]/path``: a key pasted into a URL (``https://user:KEY@host``,
-    ``?key=KEY``) is left out; ``"?"`` for a URL ``urlsplit`` cannot read."""
+    ``?key=KEY``) is left out; ``"?"`` for a URL ``urlsplit`` cannot read. (Settings
+    from :func:`load_settings` have neither; ``ModelSettings`` built by hand may.)"""
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -303,6 +304,14 @@ def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
         raise ModelConfigError(tr("config.bad_key", name=provider.key_var))
     if not _usable_url(url):
         raise ModelConfigError(tr("config.bad_url", name=provider.url_var))
+    # A key pasted into the URL never works (the SDK appends its path after a query, and
+    # sends user:password@ as HTTP Basic in place of the key) and would be echoed back in
+    # a service's error: refused, and the URL is not shown.
+    if "?" in url or "#" in url:
+        raise ModelConfigError(tr("envcheck.url_query", name=provider.url_var))
+    if "@" in urlsplit(url).netloc:
+        key_var = provider.key_var or "API Key"
+        raise ModelConfigError(tr("envcheck.url_userinfo", name=provider.url_var, key=key_var))
     if url.rstrip("/").endswith("/chat/completions"):  # the SDK adds that part itself
         raise ModelConfigError(tr("config.url_with_endpoint", name=provider.url_var))
     if any(marker in url.upper() for marker in ("YOUR_", "REPLACE")):
