@@ -3494,4 +3494,9 @@ CATALOG: dict[str, tuple[str, str]] = {
         "place of {key}, so the service never gets the key. Drop the part before the @ and put "
         "the key in {key}",
     ),
+    "envcheck.env_nul": (
+        "{name} 第 {line} 行有一个空字节（NUL，\\x00），这不是普通的文本：用编辑器把它另存为 UTF-8",
+        "{name} line {line} holds a NUL byte (\\x00), which plain text never does: save it "
+        "again as UTF-8 in an editor",
+    ),
 }

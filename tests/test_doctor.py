@@ -174,7 +174,9 @@ def test_an_env_file_that_does_not_parse_names_its_line(home, text, line):
     assert "sk-no-equals" not in render(findings)
 
 
-@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])  # utf-16: PowerShell 5's `echo >`
+@pytest.mark.parametrize(  # utf-16: PowerShell 5's `echo >`; -le/-be: the same without a BOM
+    "encoding", ["utf-8", "utf-16", "utf-16-le", "utf-16-be"]
+)
 def test_a_misspelled_variable_is_pointed_out(home, encoding):
     (home / ".env").write_text("# mine\nDASHSCOP_API_KEY=sk-x\nMY_OWN_THING=1\n", encoding)
     findings = check_env_file()
@@ -183,6 +185,15 @@ def test_a_misspelled_variable_is_pointed_out(home, encoding):
     assert "DASHSCOP_API_KEY" in typo.message and " 2 " in typo.message
     assert "DASHSCOPE_API_KEY" in typo.fix
     assert not any("MY_OWN_THING" in f.message for f in findings)  # not like any of ours
+
+
+def test_a_nul_byte_in_the_env_file_fails_naming_its_line(home):
+    """It read as fine (3 variables) while load_settings saw a different set."""
+    (home / ".env").write_bytes(b"LLM_API_KEY=sk-x\nLLM_BASE_URL=https://x/v1\nLLM_\x00MODEL=m\n")
+    findings = check_setup(environ={})
+    env = only(findings, "env_file")
+    assert env.level == "fail" and "NUL" in env.message and " 3 " in env.message
+    assert "provider" not in levels(findings)
 
 
 # -- the configured model ----------------------------------------------------------------------

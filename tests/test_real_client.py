@@ -186,6 +186,34 @@ def test_an_env_file_powershell_wrote_as_utf16_is_read(no_env_file):
     assert (settings.base_url, settings.model) == ("https://x/v1", "m")
 
 
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_an_env_file_in_utf16_without_a_byte_order_mark_is_read(no_env_file, encoding):
+    """Some editors and tools write UTF-16 without the mark: it read as no settings at all."""
+    text = f"# 我的设置\r\nLLM_API_KEY={SECRET}\r\nLLM_BASE_URL=https://x/v1\r\nLLM_MODEL=模型\r\n"
+    (no_env_file / ".env").write_bytes(text.encode(encoding))
+    settings = load_settings(environ={})
+    assert (settings.base_url, settings.model, settings.api_key) == ("https://x/v1", "模型", SECRET)
+
+
+@pytest.mark.parametrize(
+    "data, line",
+    [
+        (f"LLM_API_KEY={SECRET}\nLLM_BASE_URL=https://x/v1\nLLM_\x00MODEL=m\n".encode(), 3),
+        (f"LLM_API_KEY={SECRET}\x00\nLLM_BASE_URL=https://x/v1\nLLM_MODEL=m\n".encode(), 1),
+        (b"\x00" * 8, 1),
+        (f"LLM_API_KEY={SECRET}\nLLM_MODEL=m\x00\n".encode("utf-16"), 2),
+        (f"LLM_API_KEY={SECRET}\nLLM_MODEL=m\x00\n".encode("utf-16-le"), 2),
+    ],
+    ids=["in-a-name", "after-the-key", "only-nuls", "utf16-bom", "utf16-no-bom"],
+)
+def test_a_nul_in_the_env_file_is_an_error_naming_its_line(no_env_file, data, line):
+    """A NUL was read as part of a name or value (or the file as having no settings)."""
+    (no_env_file / ".env").write_bytes(data)
+    with pytest.raises(ModelConfigError, match=f"NUL.* line {line}|line {line}.*NUL") as info:
+        load_settings(environ={})
+    assert SECRET not in str(info.value)
+
+
 def test_named_env_file_must_exist(no_env_file):
     with pytest.raises(ModelConfigError, match="does not exist"):
         load_settings(no_env_file / "nope.env", environ={})

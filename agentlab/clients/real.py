@@ -172,7 +172,9 @@ def from_env(env_file: str | Path | None = None, timeout: float = 60.0) -> OpenA
 
 
 def env_file_text(path: Path) -> str:
-    """The text of a ``.env``: UTF-8 (with or without a byte-order mark) or UTF-16."""
+    """The text of a ``.env``: UTF-8 (with or without a byte-order mark) or UTF-16
+    (with or without one). A NUL in it is an error naming its line: read on, it
+    would become part of a name or a value."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -180,11 +182,27 @@ def env_file_text(path: Path) -> str:
             tr("config.unreadable", name=path.name, error=type(exc).__name__)
         ) from None
     try:
-        # Windows PowerShell 5 writes `echo ... > .env` as UTF-16, with its byte-order mark
-        utf16 = raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        return raw.decode("utf-16") if utf16 else raw.decode("utf-8-sig")
+        text = raw.decode(env_file_encoding(raw))
     except UnicodeDecodeError:
         raise ModelConfigError(tr("config.not_utf8", name=path.name)) from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ModelConfigError(tr("envcheck.env_nul", name=path.name, line=line))
+    return text
+
+
+def env_file_encoding(raw: bytes) -> str:
+    """``utf-16`` after a byte-order mark (Windows PowerShell 5's ``echo ... > .env``);
+    ``utf-16-le``/``-be`` without one when most high bytes are NUL, as in ASCII
+    names and values; else ``utf-8-sig`` (UTF-8 with or without its mark)."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    even, odd = raw[0::2].count(0), raw[1::2].count(0)
+    if odd > len(raw) // 4 and odd > even:
+        return "utf-16-le"
+    if even > len(raw) // 4 and even > odd:
+        return "utf-16-be"
+    return "utf-8-sig"
 
 
 def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
