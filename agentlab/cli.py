@@ -154,12 +154,12 @@ def command_run(args: argparse.Namespace) -> int:
     else:
         try:
             settings = load_settings()
+            client = settings.client()  # a proxy variable it cannot use is a ModelConfigError
         except ModelConfigError as exc:
             name = DEFAULT_SCRIPTED[tools_name]
             client = scripted(name)
             note = tr("cli.scripted_fallback", name=name, reason=exc)
         else:
-            client = settings.client()
             model_options["model"] = settings.model
             provider = settings.provider
             note = tr("cli.real_model", model=settings.model, provider=settings.provider)

@@ -14,6 +14,8 @@ nothing failed) or from a notebook's first cell
 - which real model is configured: provider, the host of its URL and the
   model, never the key (or that none is, which is fine: the notebooks then
   use scripted models);
+- only when a proxy variable is set (``ALL_PROXY`` from Clash or V2Ray ...):
+  that the HTTP library can use it, shown without its ``user:password@``;
 - only when asked (``ping=True``): one tiny chat request to that model, and
   what its failure means (unreachable, wrong key, unknown model, rate limit).
 
@@ -44,8 +46,11 @@ from .clients.real import (
     VARIABLES,
     ModelConfigError,
     ModelSettings,
+    check_proxies,
     env_file_text,
     load_settings,
+    proxy_shown,
+    proxy_variables,
     read_env_file,
 )
 from .i18n import tr
@@ -62,6 +67,7 @@ CHECK_LABELS = {
     "provider": "doctor.check.provider",
     "offline": "doctor.check.offline",
     "ping": "doctor.check.ping",
+    "proxy": "envcheck.doctor.check_proxy",
 }
 LEVEL_LABELS = {"ok": "doctor.level.ok", "warn": "doctor.level.warn", "fail": "doctor.level.fail"}
 
@@ -107,7 +113,12 @@ def check_setup(
     findings.append(provider)
     if environ.get("AGENTLAB_OFFLINE"):
         findings.append(Finding("offline", "warn", tr("doctor.offline"), tr("doctor.offline_fix")))
-    if ping:
+    proxy = check_proxy(environ)
+    findings += [proxy] if proxy else []
+    if ping and proxy and proxy.level == "fail":  # building the client would fail the same way
+        skipped = tr("envcheck.doctor.ping_skipped")
+        findings.append(Finding("ping", "warn", skipped, tr("envcheck.doctor.ping_skipped_fix")))
+    elif ping:
         findings.append(check_ping(settings, environ, timeout))
     return findings
 
@@ -334,6 +345,19 @@ def check_provider(
         model=settings.model,
     )
     return Finding("provider", "ok", message), settings
+
+
+def check_proxy(environ: Mapping[str, str]) -> Finding | None:
+    """The proxy the requests to a real model go through, if a variable sets one."""
+    try:
+        proxies = check_proxies(environ)
+    except ModelConfigError as exc:
+        names = " ".join(proxy_variables(environ))
+        return Finding("proxy", "fail", str(exc), tr("envcheck.doctor.proxy_fix", names=names))
+    if not proxies:
+        return None
+    shown = tr("list.sep").join(f"{k}={proxy_shown(v)}" for k, v in proxies.items())
+    return Finding("proxy", "ok", tr("envcheck.doctor.proxy_ok", proxies=shown))
 
 
 def check_ping(

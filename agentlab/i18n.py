@@ -3443,4 +3443,66 @@ CATALOG: dict[str, tuple[str, str]] = {
         "this reply was not kept when recording: its stream chunks, joined, hold the API key, "
         "which could not be blanked out on its own",
     ),
+    # -- clients/real.py and doctor.py: proxies, secrets in the URL, .env encodings --
+    "envcheck.proxy_unusable": (
+        "代理设置用不了：{proxies}"
+        "（只支持 http://、https://、socks5:// 或 socks5h:// 加 主机:端口）；"
+        "改正它，或者在这个终端里取消 {names}"
+        "（bash：unset 变量名；PowerShell：Remove-Item Env:变量名）",
+        "the proxy setting cannot be used: {proxies} (supported: http://, https://, socks5:// or "
+        "socks5h:// followed by host:port); fix it, or unset {names} in this terminal "
+        "(bash: unset NAME; PowerShell: Remove-Item Env:NAME)",
+    ),
+    "envcheck.proxy_no_socksio": (
+        "{proxies} 是 SOCKS 代理，需要 socksio 包，但它没有安装："
+        "运行 pip install -r requirements.lock（或 pip install socksio）；"
+        "不需要这个代理时，在这个终端里取消 {names}",
+        "{proxies} is a SOCKS proxy, which needs the socksio package, and it is not installed: "
+        "run pip install -r requirements.lock (or pip install socksio); or, if you do not need "
+        "the proxy, unset {names} in this terminal",
+    ),
+    "envcheck.client_failed": (
+        "无法建立访问模型的 HTTP 客户端（{error}）：检查系统的代理设置",
+        "cannot build the HTTP client for the model ({error}): check the system's proxy settings",
+    ),
+    "envcheck.doctor.check_proxy": ("代理", "proxy"),
+    "envcheck.doctor.proxy_ok": (
+        "请求真实模型时经过代理 {proxies}",
+        "requests to a real model go through the proxy {proxies}",
+    ),
+    "envcheck.doctor.proxy_fix": (
+        "改正代理地址（Clash、V2Ray 一般是 socks5://127.0.0.1:7890 或 http://127.0.0.1:7890），"
+        "或者在这个终端里取消 {names} 再运行",
+        "correct the proxy address (Clash and V2Ray usually listen on socks5://127.0.0.1:7890 or "
+        "http://127.0.0.1:7890), or unset {names} in this terminal and run again",
+    ),
+    "envcheck.doctor.ping_skipped": (
+        "代理设置用不了，没有发送测试请求",
+        "the proxy setting cannot be used: no test request sent",
+    ),
+    "envcheck.doctor.ping_skipped_fix": (
+        "先按上面“代理”一行改正，再运行 agentlab doctor --ping",
+        "fix the proxy as the line above says, then run agentlab doctor --ping again",
+    ),
+    "envcheck.url_query": (
+        "{name} 里不能有 ? 或 # 之后的部分（查询参数、片段）："
+        "SDK 会把 /chat/completions 接在它后面，这样的地址永远用不了。"
+        "Key 放进自己的 *_API_KEY 变量，{name} 只写到路径为止"
+        "（例如 https://api.deepseek.com/v1）",
+        "{name} must not have a query (?...) or a fragment (#...): the SDK appends "
+        "/chat/completions after it, so such an address never works. Put the key in its own "
+        "*_API_KEY variable and write {name} up to its path only (e.g. https://api.deepseek.com/v1)",
+    ),
+    "envcheck.url_userinfo": (
+        "{name} 里不能有 user:password@：SDK 会把它当作 HTTP Basic 认证发出去，顶替掉 {key}，"
+        "服务就收不到 Key。去掉 @ 之前的部分，Key 放进 {key}",
+        "{name} must not hold user:password@: the SDK sends it as HTTP Basic authentication in "
+        "place of {key}, so the service never gets the key. Drop the part before the @ and put "
+        "the key in {key}",
+    ),
+    "envcheck.env_nul": (
+        "{name} 第 {line} 行有一个空字节（NUL，\\x00），这不是普通的文本：用编辑器把它另存为 UTF-8",
+        "{name} line {line} holds a NUL byte (\\x00), which plain text never does: save it "
+        "again as UTF-8 in an editor",
+    ),
 }

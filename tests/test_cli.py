@@ -166,3 +166,21 @@ def test_a_lone_surrogate_in_what_a_command_prints_is_written_as_its_escape():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
     assert done.stdout.decode("utf-8").strip() == "好\\ud83d"
+
+
+def test_run_with_a_proxy_that_cannot_work_falls_back_and_names_it(capsys, monkeypatch, tmp_path):
+    """A proxy the HTTP library rejects raised ValueError from inside the SDK: a traceback."""
+    monkeypatch.chdir(tmp_path)  # no .env
+    monkeypatch.delenv("AGENTLAB_OFFLINE")
+    for name, value in {
+        "LLM_API_KEY": "sk-cli-proxy-test-0123456789",
+        "LLM_BASE_URL": "http://127.0.0.1:9/v1",
+        "LLM_MODEL": "m",
+        "ALL_PROXY": "socks4://clash:proxypass@127.0.0.1:7890",
+    }.items():
+        monkeypatch.setenv(name, value)
+    code = main(["run", "分析 sales.csv", "--max-steps", "1"])
+    out, err = capsys.readouterr()
+    assert code == 1 and json.loads(out)["stop_reason"] == "max_steps"
+    assert tr("cli.scripted_fallback", name="honest_analyst", reason="") in err
+    assert "ALL_PROXY" in err and "proxypass" not in out + err

@@ -31,6 +31,7 @@ from agentlab.doctor import (
     installed_version,
     render,
 )
+from agentlab.i18n import tr
 
 from .fault_server import FaultServer
 
@@ -173,7 +174,9 @@ def test_an_env_file_that_does_not_parse_names_its_line(home, text, line):
     assert "sk-no-equals" not in render(findings)
 
 
-@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])  # utf-16: PowerShell 5's `echo >`
+@pytest.mark.parametrize(  # utf-16: PowerShell 5's `echo >`; -le/-be: the same without a BOM
+    "encoding", ["utf-8", "utf-16", "utf-16-le", "utf-16-be"]
+)
 def test_a_misspelled_variable_is_pointed_out(home, encoding):
     (home / ".env").write_text("# mine\nDASHSCOP_API_KEY=sk-x\nMY_OWN_THING=1\n", encoding)
     findings = check_env_file()
@@ -182,6 +185,15 @@ def test_a_misspelled_variable_is_pointed_out(home, encoding):
     assert "DASHSCOP_API_KEY" in typo.message and " 2 " in typo.message
     assert "DASHSCOPE_API_KEY" in typo.fix
     assert not any("MY_OWN_THING" in f.message for f in findings)  # not like any of ours
+
+
+def test_a_nul_byte_in_the_env_file_fails_naming_its_line(home):
+    """It read as fine (3 variables) while load_settings saw a different set."""
+    (home / ".env").write_bytes(b"LLM_API_KEY=sk-x\nLLM_BASE_URL=https://x/v1\nLLM_\x00MODEL=m\n")
+    findings = check_setup(environ={})
+    env = only(findings, "env_file")
+    assert env.level == "fail" and "NUL" in env.message and " 3 " in env.message
+    assert "provider" not in levels(findings)
 
 
 # -- the configured model ----------------------------------------------------------------------
@@ -367,3 +379,66 @@ def test_a_colab_without_its_page_is_asked_once(home, colab):
     with pytest.raises(ModelConfigError):
         load_settings(environ={})
     assert len(colab.asked) == 1  # each further name would have waited 10 s
+
+
+# -- proxies -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_proxy(monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+
+
+def closed_port() -> int:
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_socks_proxy_is_named_without_its_password(home, no_proxy):
+    environ = {"ALL_PROXY": "socks5://clash:proxypass@127.0.0.1:7890"}
+    finding = only(check_setup(environ=environ), "proxy")
+    assert finding.level == "ok" and "ALL_PROXY=socks5://127.0.0.1:7890" in finding.message
+    assert "proxypass" not in render([finding]) and "clash" not in render([finding])
+
+
+def test_a_proxy_that_cannot_work_fails_and_no_request_is_sent(home, server, no_proxy, monkeypatch):
+    proxy = {"all_proxy": "socks4://clash:proxypass@127.0.0.1:7890"}
+    monkeypatch.setenv("all_proxy", proxy["all_proxy"])  # what the SDK's HTTP library reads
+    findings = check_setup(ping=True, environ={**llm(server), **proxy})
+    proxy, ping_finding = only(findings, "proxy"), only(findings, "ping")
+    assert proxy.level == "fail" and "all_proxy" in proxy.message and "all_proxy" in proxy.fix
+    assert ping_finding.level == "warn" and tr("doctor.ping.status_fix") != ping_finding.fix
+    assert server.requests == []
+    assert "proxypass" not in render(findings)
+
+
+def test_a_request_through_a_socks_proxy_that_is_down_is_unreachable(home, no_proxy, monkeypatch):
+    """Needs socksio: without it the client could not even be built (an ImportError)."""
+    monkeypatch.setenv("ALL_PROXY", f"socks5://127.0.0.1:{closed_port()}")
+    environ = {"LLM_API_KEY": KEY, "LLM_BASE_URL": "http://model.example/v1", "LLM_MODEL": "m"}
+    _, settings = check_provider(None, environ)
+    finding = check_ping(settings, environ, timeout=5)
+    assert finding.level == "fail" and "model.example" in finding.message
+    assert "LLM_BASE_URL" in finding.fix
+
+
+# -- a key in the URL --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["query", "userinfo"])
+def test_a_key_in_the_base_url_fails_and_is_never_sent_or_shown(home, server, where):
+    """It used to pass; the ping then showed the key, echoed in the service's error."""
+    environ = llm(server)
+    environ["LLM_API_KEY"] = "gateway-unused-key"
+    url = environ["LLM_BASE_URL"]
+    environ["LLM_BASE_URL"] = (
+        f"{url}?key={KEY}" if where == "query" else url.replace("://", f"://u:{KEY}@")
+    )
+    server.faults[:] = ["401"]  # a service that echoes what it was sent
+    findings = check_setup(ping=True, environ=environ)
+    assert levels(findings)["provider"] == "fail" and "LLM_BASE_URL" in render(findings)
+    assert server.requests == []
+    assert KEY not in render(findings) and KEY[-8:] not in render(findings)

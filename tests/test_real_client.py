@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import openai
 import pytest
 
@@ -135,11 +137,34 @@ def test_a_url_ending_in_the_endpoint_says_to_drop_it(no_env_file):
         load_settings(environ={**environ, "LLM_MODEL": "m"})
 
 
-def test_a_key_pasted_into_the_url_stays_out_of_the_settings_repr(no_env_file):
+def test_a_key_pasted_into_the_url_stays_out_of_the_settings_repr():
     url = f"https://user:{SECRET}@api.example.com:8443/v1?key={SECRET}"
-    settings = load_settings(environ={"LLM_API_KEY": SECRET, "LLM_BASE_URL": url, "LLM_MODEL": "m"})
+    settings = ModelSettings("LLM", url, "m", "other-key")  # load_settings refuses such a URL
     assert SECRET not in repr(settings) and SECRET not in str(settings)
     assert "https://api.example.com:8443/v1" in repr(settings)
+
+
+@pytest.mark.parametrize(
+    "url, fragment",
+    [
+        (f"https://api.example.com/v1?key={SECRET}", "query"),
+        (f"https://api.example.com/v1?api_key={SECRET}&x=1", "query"),
+        ("https://api.example.com/v1?", "query"),
+        (f"https://api.example.com/v1#{SECRET}", "query"),
+        (f"https://user:{SECRET}@api.example.com/v1", "user:password@"),
+        (f"https://{SECRET}@api.example.com/v1", "user:password@"),
+    ],
+    ids=["query", "two-params", "bare-question-mark", "fragment", "userinfo", "user-only"],
+)
+def test_a_url_carrying_a_key_is_refused_without_showing_it(no_env_file, url, fragment):
+    """The SDK garbles a query (``/v1/?key=...chat/completions``) and sends user:password
+    as HTTP Basic instead of the key: neither URL could work, and a service's error
+    echoing the URL would show the key."""
+    environ = {"LLM_API_KEY": "other-key-123456", "LLM_BASE_URL": url, "LLM_MODEL": "m"}
+    with pytest.raises(ModelConfigError, match="LLM_BASE_URL") as info:
+        load_settings(environ=environ)
+    message = str(info.value)
+    assert fragment in message and SECRET not in message and SECRET[-8:] not in message
 
 
 def test_the_settings_repr_never_raises_even_for_a_url_it_cannot_read():
@@ -159,6 +184,34 @@ def test_an_env_file_powershell_wrote_as_utf16_is_read(no_env_file):
     (no_env_file / ".env").write_bytes(text.encode("utf-16"))
     settings = load_settings(environ={})
     assert (settings.base_url, settings.model) == ("https://x/v1", "m")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be"])
+def test_an_env_file_in_utf16_without_a_byte_order_mark_is_read(no_env_file, encoding):
+    """Some editors and tools write UTF-16 without the mark: it read as no settings at all."""
+    text = f"# 我的设置\r\nLLM_API_KEY={SECRET}\r\nLLM_BASE_URL=https://x/v1\r\nLLM_MODEL=模型\r\n"
+    (no_env_file / ".env").write_bytes(text.encode(encoding))
+    settings = load_settings(environ={})
+    assert (settings.base_url, settings.model, settings.api_key) == ("https://x/v1", "模型", SECRET)
+
+
+@pytest.mark.parametrize(
+    "data, line",
+    [
+        (f"LLM_API_KEY={SECRET}\nLLM_BASE_URL=https://x/v1\nLLM_\x00MODEL=m\n".encode(), 3),
+        (f"LLM_API_KEY={SECRET}\x00\nLLM_BASE_URL=https://x/v1\nLLM_MODEL=m\n".encode(), 1),
+        (b"\x00" * 8, 1),
+        (f"LLM_API_KEY={SECRET}\nLLM_MODEL=m\x00\n".encode("utf-16"), 2),
+        (f"LLM_API_KEY={SECRET}\nLLM_MODEL=m\x00\n".encode("utf-16-le"), 2),
+    ],
+    ids=["in-a-name", "after-the-key", "only-nuls", "utf16-bom", "utf16-no-bom"],
+)
+def test_a_nul_in_the_env_file_is_an_error_naming_its_line(no_env_file, data, line):
+    """A NUL was read as part of a name or value (or the file as having no settings)."""
+    (no_env_file / ".env").write_bytes(data)
+    with pytest.raises(ModelConfigError, match=f"NUL.* line {line}|line {line}.*NUL") as info:
+        load_settings(environ={})
+    assert SECRET not in str(info.value)
 
 
 def test_named_env_file_must_exist(no_env_file):
@@ -182,3 +235,80 @@ def test_ollama_needs_no_key(no_env_file):
 def test_generic_settings_win_over_provider_specific_ones(no_env_file):
     loaded = load_settings(environ={**GENERIC, "OLLAMA_MODEL": "x"})
     assert loaded.provider == "LLM"
+
+
+# -- proxies: Clash and V2Ray set ALL_PROXY=socks5://127.0.0.1:7890 ----------------------------
+
+PROXY_VARIABLES = (
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+)
+
+
+@pytest.fixture
+def no_proxy(monkeypatch):
+    for name in (*PROXY_VARIABLES, "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("name", ["ALL_PROXY", "all_proxy", "HTTPS_PROXY"])
+@pytest.mark.parametrize("scheme", ["socks5", "socks5h"])
+def test_a_socks_proxy_as_clash_sets_it_builds_a_client(
+    no_env_file, no_proxy, monkeypatch, name, scheme
+):
+    monkeypatch.setenv(name, f"{scheme}://127.0.0.1:7890")
+    assert isinstance(load_settings(environ=GENERIC).client(), openai.OpenAI)
+
+
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("ALL_PROXY", "socks4://proxyuser:proxypass@127.0.0.1:7890"),
+        ("https_proxy", "ftp://proxyuser:proxypass@127.0.0.1:21"),
+        ("HTTP_PROXY", "http://proxyuser:proxypass@[::1:7890"),
+    ],
+    ids=["socks4", "ftp", "broken-ipv6"],
+)
+def test_a_proxy_the_http_library_cannot_use_is_a_config_error(
+    no_env_file, no_proxy, monkeypatch, name, value
+):
+    """It raised ValueError (or httpx2.InvalidURL) from deep inside the SDK."""
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ModelConfigError) as info:
+        load_settings(environ=GENERIC).client()
+    message = str(info.value)
+    assert name in message and "unset" in message and "\n" not in message
+    assert "proxypass" not in message and "proxyuser" not in message and SECRET not in message
+    with pytest.raises(ModelConfigError, match=name):
+        _from_env_with(monkeypatch)
+
+
+def _from_env_with(monkeypatch):
+    """from_env() as a notebook calls it, with GENERIC in the environment."""
+    monkeypatch.delenv("AGENTLAB_OFFLINE", raising=False)
+    for name, value in GENERIC.items():
+        monkeypatch.setenv(name, value)
+    return from_env()
+
+
+def test_socks_without_its_package_says_what_to_install(no_env_file, no_proxy, monkeypatch):
+    monkeypatch.setenv("ALL_PROXY", "socks5://u:proxypass@127.0.0.1:7890")
+    monkeypatch.setitem(sys.modules, "socksio", None)  # `import socksio` raises ImportError
+    with pytest.raises(ModelConfigError) as info:
+        load_settings(environ=GENERIC).client()
+    message = str(info.value)
+    assert "ALL_PROXY=socks5://127.0.0.1:7890" in message and "socksio" in message
+    assert "proxypass" not in message
+
+
+def test_proxy_values_are_shown_without_their_credentials():
+    from agentlab.clients.real import proxy_shown
+
+    assert proxy_shown("socks5://user:pa@ss@127.0.0.1:7890") == "socks5://127.0.0.1:7890"
+    assert proxy_shown("user:secret@127.0.0.1:7890") == "127.0.0.1:7890"
+    assert proxy_shown("http://127.0.0.1:7890/") == "http://127.0.0.1:7890"
+    assert proxy_shown("notaurl") == "notaurl"

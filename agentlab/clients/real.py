@@ -20,10 +20,12 @@ On a hosted notebook that keeps secrets in its own store (Colab's
 the process environment wins over them, and they win over ``.env``.
 
 Anything missing or malformed raises :class:`ModelConfigError` with one
-readable line naming what to fix. The key never appears in a message, a
-``repr`` or a trace. When ``AGENTLAB_OFFLINE`` is set (``make test`` sets
-it) real models are refused outright, so a student's ``.env`` can never
-change test results or spend money.
+readable line naming what to fix. That includes a proxy variable the HTTP
+library cannot use (``ALL_PROXY=socks4://...``, a typo): it is read when
+the client is built, and named (without its ``user:password@``). The key
+never appears in a message, a ``repr`` or a trace. When ``AGENTLAB_OFFLINE``
+is set (``make test`` sets it) real models are refused outright, so a
+student's ``.env`` can never change test results or spend money.
 
 This module does not retry, stream or call anything: it only configures.
 """
@@ -33,11 +35,13 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx2
 from dotenv import dotenv_values, find_dotenv
 from dotenv.parser import parse_stream
 from openai import OpenAI
@@ -88,6 +92,11 @@ PROVIDERS = [
 VARIABLES = [v for p in PROVIDERS for v in (p.key_var, p.url_var, p.model_var) if v]
 NO_KEY_NEEDED = "ollama"  # Ollama ignores the key, but the SDK wants one
 PLACEHOLDER_MARKERS = ("replace-with", "your-api-key", "你的key")
+# The variables the SDK's HTTP library takes a proxy from (urllib's getproxies: any case).
+PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
+# What building a client raises for a proxy it cannot use: ImportError for SOCKS without
+# socksio, ValueError for a scheme it does not know (socks4://), InvalidURL for a typo.
+PROXY_ERRORS = (ImportError, ValueError, httpx2.InvalidURL)
 
 
 class ModelConfigError(ValueError):
@@ -108,8 +117,14 @@ class ModelSettings:
         return f"ModelSettings(provider={self.provider!r}, base_url={url!r}, model={self.model!r})"
 
     def client(self, timeout: float = 60.0) -> OpenAI:
-        # max_retries=0: the agent loop counts and retries requests itself.
-        return OpenAI(api_key=self.api_key, base_url=self.base_url, timeout=timeout, max_retries=0)
+        """The client; :class:`ModelConfigError` when a proxy variable is unusable."""
+        try:
+            # max_retries=0: the agent loop counts and retries requests itself.
+            return OpenAI(
+                api_key=self.api_key, base_url=self.base_url, timeout=timeout, max_retries=0
+            )
+        except PROXY_ERRORS as exc:  # the HTTP library read the proxy variables just now
+            raise proxy_problem(exc) from None
 
 
 def load_settings(
@@ -157,7 +172,9 @@ def from_env(env_file: str | Path | None = None, timeout: float = 60.0) -> OpenA
 
 
 def env_file_text(path: Path) -> str:
-    """The text of a ``.env``: UTF-8 (with or without a byte-order mark) or UTF-16."""
+    """The text of a ``.env``: UTF-8 (with or without a byte-order mark) or UTF-16
+    (with or without one). A NUL in it is an error naming its line: read on, it
+    would become part of a name or a value."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -165,11 +182,27 @@ def env_file_text(path: Path) -> str:
             tr("config.unreadable", name=path.name, error=type(exc).__name__)
         ) from None
     try:
-        # Windows PowerShell 5 writes `echo ... > .env` as UTF-16, with its byte-order mark
-        utf16 = raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
-        return raw.decode("utf-16") if utf16 else raw.decode("utf-8-sig")
+        text = raw.decode(env_file_encoding(raw))
     except UnicodeDecodeError:
         raise ModelConfigError(tr("config.not_utf8", name=path.name)) from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ModelConfigError(tr("envcheck.env_nul", name=path.name, line=line))
+    return text
+
+
+def env_file_encoding(raw: bytes) -> str:
+    """``utf-16`` after a byte-order mark (Windows PowerShell 5's ``echo ... > .env``);
+    ``utf-16-le``/``-be`` without one when most high bytes are NUL, as in ASCII
+    names and values; else ``utf-8-sig`` (UTF-8 with or without its mark)."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    even, odd = raw[0::2].count(0), raw[1::2].count(0)
+    if odd > len(raw) // 4 and odd > even:
+        return "utf-16-le"
+    if even > len(raw) // 4 and even > odd:
+        return "utf-16-be"
+    return "utf-8-sig"
 
 
 def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
@@ -214,12 +247,53 @@ def read_colab_secrets(names: Iterable[str]) -> dict[str, str]:
 
 def url_without_secrets(url: str) -> str:
     """``scheme://host[:port]/path``: a key pasted into a URL (``https://user:KEY@host``,
-    ``?key=KEY``) is left out; ``"?"`` for a URL ``urlsplit`` cannot read."""
+    ``?key=KEY``) is left out; ``"?"`` for a URL ``urlsplit`` cannot read. (Settings
+    from :func:`load_settings` have neither; ``ModelSettings`` built by hand may.)"""
     try:
         parts = urlsplit(url)
     except ValueError:
         return "?"
     return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+def proxy_variables(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The proxy variables set in ``environ`` (default ``os.environ``) that the
+    HTTP library reads: ``ALL_PROXY``, ``all_proxy``, ``HTTPS_PROXY`` ..."""
+    environ = os.environ if environ is None else environ
+    return {k: v for k, v in environ.items() if k.lower() in PROXY_VARIABLES and v.strip()}
+
+
+def proxy_shown(value: str) -> str:
+    """``scheme://host:port`` of a proxy URL: ``user:password@`` and anything after
+    the host left out (a password may hold ``/`` or ``@``, so cut at the last ``@``)."""
+    scheme, sep, rest = value.strip().partition("://")
+    if not sep:
+        scheme, rest = "", scheme
+    return scheme + sep + re.split(r"[/?#]", rest.rpartition("@")[2])[0]
+
+
+def proxy_problem(exc: Exception, environ: Mapping[str, str] | None = None) -> ModelConfigError:
+    """What to say when the HTTP client cannot be built: the proxy variables
+    that are set (shown without credentials), and what to do about them."""
+    proxies = proxy_variables(environ)
+    if not proxies:  # a system-wide proxy (Windows, macOS settings), or something else
+        return ModelConfigError(tr("envcheck.client_failed", error=type(exc).__name__))
+    shown = tr("list.sep").join(f"{k}={proxy_shown(v)}" for k, v in proxies.items())
+    key = "envcheck.proxy_no_socksio" if isinstance(exc, ImportError) else "envcheck.proxy_unusable"
+    return ModelConfigError(tr(key, proxies=shown, names=" ".join(proxies)))
+
+
+def check_proxies(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The proxy variables that are set, each tried as the HTTP library would use it
+    (without sending anything); :class:`ModelConfigError` names one it cannot use."""
+    proxies = proxy_variables(environ)
+    for name, value in proxies.items():
+        url = value if "://" in value else f"http://{value}"  # as httpx2 reads the environment
+        try:
+            httpx2.Client(proxy=url, trust_env=False).close()
+        except PROXY_ERRORS as exc:
+            raise proxy_problem(exc, {name: value}) from None
+    return proxies
 
 
 def _usable_url(url: str) -> bool:
@@ -248,6 +322,14 @@ def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
         raise ModelConfigError(tr("config.bad_key", name=provider.key_var))
     if not _usable_url(url):
         raise ModelConfigError(tr("config.bad_url", name=provider.url_var))
+    # A key pasted into the URL never works (the SDK appends its path after a query, and
+    # sends user:password@ as HTTP Basic in place of the key) and would be echoed back in
+    # a service's error: refused, and the URL is not shown.
+    if "?" in url or "#" in url:
+        raise ModelConfigError(tr("envcheck.url_query", name=provider.url_var))
+    if "@" in urlsplit(url).netloc:
+        key_var = provider.key_var or "API Key"
+        raise ModelConfigError(tr("envcheck.url_userinfo", name=provider.url_var, key=key_var))
     if url.rstrip("/").endswith("/chat/completions"):  # the SDK adds that part itself
         raise ModelConfigError(tr("config.url_with_endpoint", name=provider.url_var))
     if any(marker in url.upper() for marker in ("YOUR_", "REPLACE")):
