@@ -1188,6 +1188,18 @@ CATALOG: dict[str, tuple[str, str]] = {
         "tool_calls {ids}) is missing: the model cannot see what it asked for, and most "
         "services answer 400",
     ),
+    "exercise.loop.call_not_dict": (
+        "第 {n} 次请求的历史里，有一个 tool_call 不是字典，而是 {kind}：{value}。每个 tool_call "
+        '都要写成 {{"id": ..., "type": "function", "function": {{"name": ..., "arguments": ...}}}}',
+        "in the history of request {n}, a tool_call is not a dict but a {kind}: {value}; write "
+        'each one as {{"id": ..., "type": "function", "function": {{"name": ..., '
+        '"arguments": ...}}}}',
+    ),
+    "exercise.loop.return_call_not_dict": (
+        "返回的 messages 里，第 {i} 条消息有一个 tool_call 不是字典，而是 {kind}：{value}",
+        "in the returned messages, message {i} has a tool_call that is not a dict but a "
+        "{kind}: {value}",
+    ),
     "exercise.loop.call_type": (
         '第 {n} 次请求的历史里，tool_call {id} 的 "type" 是 {got}，应为 "function"：'
         "兼容 OpenAI 的服务缺了它会直接返回 400",

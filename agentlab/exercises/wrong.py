@@ -176,6 +176,21 @@ def loop_without_call_type(task, client, tools, max_steps):
     return messages
 
 
+def loop_calls_as_json_text(task, client, tools, max_steps):
+    messages = _start(task)
+    for _ in range(max_steps):
+        reply = _ask(client, messages, tools)
+        assistant = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:  # "the API speaks JSON, so send each call as JSON text"
+            assistant["tool_calls"] = [tc.model_dump_json() for tc in reply.tool_calls]
+        messages.append(assistant)
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages
+
+
 LOOP = (
     Wrong("tool message without tool_call_id", loop_without_tool_call_id),
     Wrong("tool results appended before the assistant message", loop_tool_before_assistant),
@@ -188,6 +203,7 @@ LOOP = (
     Wrong(
         'tool_calls without "type": "function" (real services answer 400)', loop_without_call_type
     ),
+    Wrong("each tool call sent as a JSON string, not a dict", loop_calls_as_json_text),
 )
 
 
