@@ -575,3 +575,12 @@ def test_returned_messages_with_a_tool_call_that_is_not_a_dict_are_named_as_such
         check_returned_messages(returned, ref, HONEST, "my_loop")
     assert "tool_call 不是字典，而是 str" in judged.value.verdict.detail
     assert "返回的 messages 里" in judged.value.verdict.detail
+
+
+def test_a_stub_test_that_catches_its_own_assertion_is_told_so():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("02-stub-test"), wrong.stub_test_catches_its_assertion)
+    assert verdict.status == WRONG and tr("exercise.02-stub-test.caught") in verdict.detail
+    ending_only = judge(api.get("02-stub-test"), wrong.stub_test_checks_only_ending)
+    assert tr("exercise.02-stub-test.caught") not in ending_only.detail
