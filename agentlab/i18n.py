@@ -1551,6 +1551,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the tool function uses the library's ready-made {names}: write it yourself this time "
         "(resolve_inside, then open the file in append mode)",
     ),
+    "exercise.01-append-text.said": ("{code}（{message}）", "{code} ({message})"),
     "exercise.01-append-text.failed": (
         "追加到 {path} 失败，工具返回 {result}",
         "appending to {path} failed: the tool returned {result}",

@@ -584,3 +584,19 @@ def test_a_stub_test_that_catches_its_own_assertion_is_told_so():
     assert verdict.status == WRONG and tr("exercise.02-stub-test.caught") in verdict.detail
     ending_only = judge(api.get("02-stub-test"), wrong.stub_test_checks_only_ending)
     assert tr("exercise.02-stub-test.caught") not in ending_only.detail
+
+
+FULL_WIDTH = re.compile("[（）：，。]")
+QUOTED = re.compile(r"“[^”]*”|'[^'\n]*'")  # a task, a file's text: data, Chinese or not
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_english_feedback_has_no_full_width_punctuation(exercise_id, monkeypatch):
+    """Every verdict on the exercise's own answers, in English: our words use ASCII
+    punctuation (quoted values, such as a Chinese task, are left out)."""
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    exercise = api.get(exercise_id)
+    answers = [exercise.reference, starter_answer(exercise), *(w.answer for w in exercise.wrong)]
+    for answer in answers:
+        message = api.render(judge(exercise, answer))
+        assert not FULL_WIDTH.search(QUOTED.sub("", message)), message
