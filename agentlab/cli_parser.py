@@ -62,14 +62,21 @@ class CourseParser(argparse.ArgumentParser):
     """An ``ArgumentParser`` speaking the course's language; a usage error is one
     line on stderr and exit code 2."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, add_help: bool = True, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", CourseFormatter)
+        # argparse would add -h with its English help text: add it here instead, in ours
         super().__init__(add_help=False, **kwargs)
         self._positionals.title = tr("cli.argparse.positionals")
         self._optionals.title = tr("cli.argparse.options")
-        self.add_argument(
-            "-h", "--help", action="help", default=argparse.SUPPRESS, help=tr("cli.argparse.help")
-        )
+        if add_help:
+            prefix = "-" if "-" in self.prefix_chars else self.prefix_chars[0]  # as argparse
+            self.add_argument(
+                prefix + "h",
+                prefix * 2 + "help",
+                action="help",
+                default=argparse.SUPPRESS,
+                help=tr("cli.argparse.help"),
+            )
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, error_line(self.prog, translated(message)) + "\n")

@@ -126,7 +126,7 @@ def placeholders(template: str) -> set[str]:
 
 # key: (Chinese, English). Keys are grouped by the module that uses them.
 CATALOG: dict[str, tuple[str, str]] = {
-    # -- reason(): why a file could not be read or written --
+    # -- i18n.py, reason(): why a file could not be read or written, or a service reached --
     "os.not_found": ("文件或文件夹不存在", "no such file or directory"),
     "os.permission": ("没有权限", "permission denied"),
     "os.is_a_folder": ("这是一个文件夹，不是文件", "it is a folder, not a file"),
@@ -150,6 +150,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "os.no_such_host": (
         "找不到这个主机名（检查 base_url 的拼写和网络）",
         "no such host name (check the spelling of base_url, and the network)",
+    ),
+    # -- i18n.py, set_language() --
+    "language.unknown": (
+        "语言只能是 {allowed} 之一，收到的是 {got}",
+        "language must be one of {allowed}, got {got}",
     ),
     # -- shared punctuation --
     "list.sep": ("、", ", "),
@@ -191,10 +196,6 @@ CATALOG: dict[str, tuple[str, str]] = {
     "replay.needs_recording": (
         "ReplayClient 需要一份录制：文件路径，或已经读进来的 dict",
         "ReplayClient needs a recording: a path or a loaded dict",
-    ),
-    "language.unknown": (
-        "语言只能是 {allowed} 之一，收到的是 {got}",
-        "language must be one of {allowed}, got {got}",
     ),
     # -- tools/registry.py: whitelist, argument check, running a call --
     "registry.no_tools": ("（没有）", "(none)"),
@@ -723,33 +724,6 @@ CATALOG: dict[str, tuple[str, str]] = {
         "usually ending in /v1 or similar",
     ),
     # -- cli.py: agentlab run | demo | sweep --
-    # -- cli_parser.py: argparse's own words --
-    "cli.argparse.usage": ("用法：", "usage: "),
-    "cli.argparse.positionals": ("位置参数", "positional arguments"),
-    "cli.argparse.options": ("选项", "options"),
-    "cli.argparse.commands": ("命令", "commands"),
-    "cli.argparse.help": ("显示这条帮助并退出", "show this help message and exit"),
-    "cli.argparse.error": ("{prog}：错误：{message}", "{prog}: error: {message}"),
-    "cli.argparse.argument": ("参数 {name}：{message}", "argument {name}: {message}"),
-    "cli.argparse.required": (
-        "缺少必需的参数：{names}",
-        "the following arguments are required: {names}",
-    ),
-    "cli.argparse.unrecognized": ("无法识别的参数：{args}", "unrecognized arguments: {args}"),
-    "cli.argparse.choice": (
-        "没有 {value} 这个选择（可选：{choices}）",
-        "invalid choice: {value} (choose from {choices})",
-    ),
-    "cli.argparse.value": ("{value} 不是合法的 {type} 值", "invalid {type} value: {value}"),
-    "cli.argparse.expected_one": ("需要一个值", "expected one argument"),
-    "cli.argparse.ambiguous": (
-        "选项 {option} 有歧义，可能是 {matches}",
-        "ambiguous option: {option} could match {matches}",
-    ),
-    "cli.argparse.explicit": (
-        "这个开关不接受值（收到 {value}）",
-        "ignored explicit argument {value}",
-    ),
     "cli.description": (
         "在终端里运行课程的 Agent 循环（没有配置 .env 时使用脚本化模型）。",
         "Run the course's agent loop from a terminal (keyless unless .env is set).",
@@ -853,6 +827,33 @@ CATALOG: dict[str, tuple[str, str]] = {
         "完成率达到 {target} 的最小上限：{cap}（完成率 {rate}，浪费 {wasted} 步）",
         "smallest cap reaching {target} completion: {cap} (completion {rate}, wasted steps "
         "{wasted})",
+    ),
+    # -- cli_parser.py: argparse's own words --
+    "cli.argparse.usage": ("用法：", "usage: "),
+    "cli.argparse.positionals": ("位置参数", "positional arguments"),
+    "cli.argparse.options": ("选项", "options"),
+    "cli.argparse.commands": ("命令", "commands"),
+    "cli.argparse.help": ("显示这条帮助并退出", "show this help message and exit"),
+    "cli.argparse.error": ("{prog}：错误：{message}", "{prog}: error: {message}"),
+    "cli.argparse.argument": ("参数 {name}：{message}", "argument {name}: {message}"),
+    "cli.argparse.required": (
+        "缺少必需的参数：{names}",
+        "the following arguments are required: {names}",
+    ),
+    "cli.argparse.unrecognized": ("无法识别的参数：{args}", "unrecognized arguments: {args}"),
+    "cli.argparse.choice": (
+        "没有 {value} 这个选择（可选：{choices}）",
+        "invalid choice: {value} (choose from {choices})",
+    ),
+    "cli.argparse.value": ("{value} 不是合法的 {type} 值", "invalid {type} value: {value}"),
+    "cli.argparse.expected_one": ("需要一个值", "expected one argument"),
+    "cli.argparse.ambiguous": (
+        "选项 {option} 有歧义，可能是 {matches}",
+        "ambiguous option: {option} could match {matches}",
+    ),
+    "cli.argparse.explicit": (
+        "这个开关不接受值（收到 {value}）",
+        "ignored explicit argument {value}",
     ),
     # -- the course's codes and what they mean (chapter 02's glossary, legends, badges) --
     "term.code_and_meaning": ("{code} {meaning}", "{code} ({meaning})"),
@@ -1187,6 +1188,18 @@ CATALOG: dict[str, tuple[str, str]] = {
         "in the history of request {n}, the assistant message of the previous reply (with "
         "tool_calls {ids}) is missing: the model cannot see what it asked for, and most "
         "services answer 400",
+    ),
+    "exercise.loop.call_not_dict": (
+        "第 {n} 次请求的历史里，有一个 tool_call 不是字典，而是 {kind}：{value}。每个 tool_call "
+        '都要写成 {{"id": ..., "type": "function", "function": {{"name": ..., "arguments": ...}}}}',
+        "in the history of request {n}, a tool_call is not a dict but a {kind}: {value}; write "
+        'each one as {{"id": ..., "type": "function", "function": {{"name": ..., '
+        '"arguments": ...}}}}',
+    ),
+    "exercise.loop.return_call_not_dict": (
+        "返回的 messages 里，第 {i} 条消息有一个 tool_call 不是字典，而是 {kind}：{value}",
+        "in the returned messages, message {i} has a tool_call that is not a dict but a "
+        "{kind}: {value}",
     ),
     "exercise.loop.call_type": (
         '第 {n} 次请求的历史里，tool_call {id} 的 "type" 是 {got}，应为 "function"：'
@@ -1539,6 +1552,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the tool function uses the library's ready-made {names}: write it yourself this time "
         "(resolve_inside, then open the file in append mode)",
     ),
+    "exercise.01-append-text.said": ("{code}（{message}）", "{code} ({message})"),
     "exercise.01-append-text.failed": (
         "追加到 {path} 失败，工具返回 {result}",
         "appending to {path} failed: the tool returned {result}",

@@ -96,3 +96,14 @@ def test_a_message_of_our_own_passes_unchanged():
     assert translated("需要一个正整数，收到的是 '0'") == "需要一个正整数，收到的是 '0'"
     inner = translated("argument --max-steps: 需要一个正整数")
     assert inner == tr("cli.argparse.argument", name="--max-steps", message="需要一个正整数")
+
+
+def test_add_help_false_leaves_out_help_as_argparse_does(capsys, english):
+    """``add_help`` is argparse's own keyword: False means no -h/--help at all."""
+    for parser_class in (argparse.ArgumentParser, CourseParser):
+        parser = parser_class(prog="tool", add_help=False)
+        assert "--help" not in parser.format_help()
+    reference = error_of(argparse.ArgumentParser(prog="tool", add_help=False), ["-h"], capsys)
+    course = error_of(CourseParser(prog="tool", add_help=False), ["-h"], capsys)
+    assert course == reference.splitlines()[-1] + "\n"
+    assert "--help" in CourseParser(prog="tool", add_help=True).format_help()

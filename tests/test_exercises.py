@@ -505,3 +505,98 @@ def test_an_absolute_path_that_got_through_is_shown():
 
     verdict = judge(api.get("01-append-text"), add_append_text)
     assert verdict.status == WRONG and "'/…/absolute.md'" in verdict.detail, verdict.detail
+
+
+def _loop_whose_calls_are(convert):
+    """Chapter 01's loop, with each tool call of the history written as ``convert(tc)``."""
+    from agentlab.exercises import wrong
+
+    def my_loop(task, client, tools, max_steps):
+        messages = [{"role": "user", "content": task}]
+        for _ in range(max_steps):
+            reply = wrong._ask(client, messages, tools)
+            assistant = {"role": "assistant", "content": reply.content}
+            if reply.tool_calls:
+                assistant["tool_calls"] = [convert(tc) for tc in reply.tool_calls]
+            messages.append(assistant)
+            if not reply.tool_calls:
+                return messages
+            for tc in reply.tool_calls:
+                content = wrong._result(tools, tc)
+                messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
+        return messages
+
+    return my_loop
+
+
+@pytest.mark.parametrize(
+    ("convert", "kind"),
+    [
+        (lambda tc: tc.model_dump_json(), "str"),
+        (lambda tc: [tc.id, tc.function.name, tc.function.arguments], "list"),
+    ],
+    ids=["str", "list"],
+)
+def test_a_tool_call_that_is_not_a_dict_is_named_as_such(convert, kind, monkeypatch):
+    verdict = judge(api.get("01-loop"), _loop_whose_calls_are(convert))
+    assert verdict.status == WRONG
+    assert f"不是字典，而是 {kind}" in verdict.detail, verdict.detail
+    assert '"type" 是 None' not in verdict.detail and "500" not in verdict.detail
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    detail = judge(api.get("01-loop"), _loop_whose_calls_are(convert)).detail
+    assert f"not a dict but a {kind}" in detail, detail
+
+
+def test_a_tool_call_that_is_not_a_dict_gets_its_own_words_in_any_history():
+    from agentlab.exercises.loops import _history_problem, normalise
+
+    call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    expected = normalise({"role": "assistant", "content": None, "tool_calls": [call]})
+    got = normalise({"role": "assistant", "content": None, "tool_calls": ["call_1"]})
+    key, fields = _history_problem(2, [got], [expected])
+    assert key == "exercise.loop.call_not_dict" and fields["kind"] == "str", (key, fields)
+
+
+def test_sdk_tool_call_objects_in_the_returned_messages_count_as_their_dicts():
+    """The SDK sends them as the same JSON, as it does a whole SDK message object."""
+    verdict = judge(api.get("01-loop"), _loop_whose_calls_are(lambda tc: tc))
+    assert verdict.status == PASSED, verdict.detail
+
+
+def test_returned_messages_with_a_tool_call_that_is_not_a_dict_are_named_as_such():
+    from agentlab.exercises.core import Judged
+    from agentlab.exercises.loops import HONEST, check_returned_messages, reference_run
+
+    ref, _ = reference_run(HONEST)
+    returned = [dict(m) for m in ref.returned]
+    second = next(m for m in returned if m.get("tool_calls"))
+    second["tool_calls"] = [c["id"] for c in second["tool_calls"]]
+    with pytest.raises(Judged) as judged:
+        check_returned_messages(returned, ref, HONEST, "my_loop")
+    assert "tool_call 不是字典，而是 str" in judged.value.verdict.detail
+    assert "返回的 messages 里" in judged.value.verdict.detail
+
+
+def test_a_stub_test_that_catches_its_own_assertion_is_told_so():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("02-stub-test"), wrong.stub_test_catches_its_assertion)
+    assert verdict.status == WRONG and tr("exercise.02-stub-test.caught") in verdict.detail
+    ending_only = judge(api.get("02-stub-test"), wrong.stub_test_checks_only_ending)
+    assert tr("exercise.02-stub-test.caught") not in ending_only.detail
+
+
+FULL_WIDTH = re.compile("[（）：，。]")
+QUOTED = re.compile(r"“[^”]*”|'[^'\n]*'")  # a task, a file's text: data, Chinese or not
+
+
+@pytest.mark.parametrize("exercise_id", IDS)
+def test_english_feedback_has_no_full_width_punctuation(exercise_id, monkeypatch):
+    """Every verdict on the exercise's own answers, in English: our words use ASCII
+    punctuation (quoted values, such as a Chinese task, are left out)."""
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    exercise = api.get(exercise_id)
+    answers = [exercise.reference, starter_answer(exercise), *(w.answer for w in exercise.wrong)]
+    for answer in answers:
+        message = api.render(judge(exercise, answer))
+        assert not FULL_WIDTH.search(QUOTED.sub("", message)), message

@@ -378,7 +378,9 @@ def _said(result: Any) -> str:
     """A tool result in a few words: its error code and the registry's message, or "ok"."""
     code = _code(result)
     message = ((result.get("error") or {}) if isinstance(result, dict) else {}).get("message")
-    return f"{code}（{clean(str(message), 120)}）" if code != "ok" and message else code
+    if code == "ok" or not message:
+        return code
+    return tr("exercise.01-append-text.said", code=code, message=clean(str(message), 120))
 
 
 def _code(result: Any) -> str:

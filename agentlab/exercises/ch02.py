@@ -31,6 +31,7 @@ from .core import (
     Exercise,
     Judged,
     Verdict,
+    _code_of,
     need_callable,
     need_prediction,
     passed,
@@ -396,13 +397,7 @@ def _unnamed(loop: Callable[..., Any]) -> Callable[..., Any]:
 
 def _catches_assertions(answer: Any) -> bool:
     """Does the test's own code name AssertionError (``except AssertionError``)?"""
-    codes, found = [getattr(answer, "__code__", None)], False
-    while codes:
-        code = codes.pop()
-        if code is not None:
-            found = found or "AssertionError" in code.co_names
-            codes.extend(c for c in code.co_consts if hasattr(c, "co_names"))
-    return found
+    return any("AssertionError" in code.co_names for code in _code_of(answer))
 
 
 def check_stub_test(answer: Any) -> Verdict:

@@ -274,7 +274,8 @@ def check_pick_cap(answer: Any) -> Verdict:
             answer, summary.copy(), target, what=tr("exercise.05.what_pick", case=label)
         )
         expected = smallest_cap(summary, target)
-        if not _same_cap(_as_cap(got, tr("exercise.05.returned_by", name="pick_cap")), expected):
+        cap = _checked_cap(got, tr("exercise.05.returned_by", name="pick_cap"))
+        if not _same_cap(cap, expected):
             return wrong_verdict(
                 tr(
                     "exercise.05-pick-cap.mismatch",
@@ -287,9 +288,12 @@ def check_pick_cap(answer: Any) -> Verdict:
     return passed(tr("exercise.05-pick-cap.passed"))
 
 
-def _as_cap(value: Any, name: str) -> Any:
-    """A cap as an int: numpy integers and integral floats (5.0) count; a Series or an
-    array stops the check (see :func:`_need_scalar`); anything else comes back as it is."""
+def _checked_cap(value: Any, name: str) -> Any:
+    """``value`` checked to be one number, then as a cap: an int when it is integral.
+
+    A Series or an array raises :class:`Judged` (see :func:`_need_scalar`), ``name``
+    saying whose value it was; numpy integers and integral floats (5.0) become ints;
+    anything else comes back as it is, for the caller to compare."""
     _need_scalar(value, name)
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
@@ -300,7 +304,7 @@ def _as_cap(value: Any, name: str) -> Any:
 
 
 def _same_cap(got: Any, expected: int | None) -> bool:
-    """``got`` (after :func:`_as_cap`) is the cap ``expected``; never an array's ``==``."""
+    """``got`` (after :func:`_checked_cap`) is the cap ``expected``; never an array's ``==``."""
     if expected is None:
         return got is None
     return isinstance(got, int) and not isinstance(got, bool) and got == expected
@@ -341,7 +345,8 @@ def check_robust_cap(answer: Any) -> Verdict:
             TARGET,
             what=tr("exercise.05.what_robust", count=len(names)),
         )
-        if not _same_cap(_as_cap(got, tr("exercise.05.returned_by", name="robust_cap")), expected):
+        cap = _checked_cap(got, tr("exercise.05.returned_by", name="robust_cap"))
+        if not _same_cap(cap, expected):
             return wrong_verdict(
                 tr(
                     "exercise.05-robust-cap.mismatch",
@@ -390,9 +395,8 @@ def _by_seed(answer: Any, seeds: tuple[int, ...]) -> dict[int, Any]:
 def check_predict_seeds(answer: Any) -> Verdict:
     values = _by_seed(answer, SEEDS)
     for seed, cap in values.items():
-        problem = claim_problem(
-            seed, _as_cap(cap, tr("exercise.05.value_of", name=f"prediction_seeds[{seed}]")), TARGET
-        )
+        label = tr("exercise.05.value_of", name=f"prediction_seeds[{seed}]")
+        problem = claim_problem(seed, _checked_cap(cap, label), TARGET)
         if problem:
             key, fields = problem
             return wrong_verdict(tr(key, **fields) + tr("exercise.05-predict-seeds.why"))
@@ -434,14 +438,14 @@ def check_read_sweep(answer: Any) -> Verdict:
         )
     at_24 = int(summarize(_results(CHAPTER_SEED, (24,))).iloc[0]["wasted_steps"])
     if not _same_cap(
-        _as_cap(answer["wasted_at_24"], tr("exercise.05.value_of", name="wasted_at_24")), at_24
+        _checked_cap(answer["wasted_at_24"], tr("exercise.05.value_of", name="wasted_at_24")), at_24
     ):
         return wrong_verdict(
             tr("exercise.05-read-sweep.wasted", expected=at_24, got=shown(answer["wasted_at_24"]))
         )
     problem = claim_problem(
         CHAPTER_SEED,
-        _as_cap(answer["best_cap_95"], tr("exercise.05.value_of", name="best_cap_95")),
+        _checked_cap(answer["best_cap_95"], tr("exercise.05.value_of", name="best_cap_95")),
         TARGET,
     )
     if problem:

@@ -159,6 +159,13 @@ def student_run(loop: Callable[..., Any], scenario: Scenario, name: str) -> Tran
             requests, offered = _requests(client)
             # the request that tripped the guard is not one the loop got an answer to
             return Transcript(requests[: runaway.requests], offered, returned=None, runaway=True)
+        except Judged:
+            # A tool call that is not a dict breaks the scripted model (HTTP 500), and the
+            # loop raises: hand the history over, so that compare() names the cause.
+            requests, offered = _requests(client)
+            if any(_not_a_dict(message) for request in requests for message in request):
+                return Transcript(requests, offered, returned=None)
+            raise
     return transcript(client, returned)
 
 
@@ -207,8 +214,10 @@ def normalise(message: Any) -> dict[str, Any]:
 
 
 def _call(tool_call: Any) -> dict[str, Any]:
-    if not isinstance(tool_call, dict):
-        return {"id": None, "type": None, "name": None, "arguments": shown(tool_call)}
+    if hasattr(tool_call, "model_dump"):  # an SDK object: the SDK sends it as this dict
+        tool_call = tool_call.model_dump()
+    if not isinstance(tool_call, dict):  # a string, a list...: see _not_a_dict
+        return {"not_a_dict": type_name(tool_call), "value": shown(tool_call)}
     function = tool_call.get("function") or {}
     return {
         "id": tool_call.get("id"),
@@ -216,6 +225,12 @@ def _call(tool_call: Any) -> dict[str, Any]:
         "name": function.get("name"),
         "arguments": _json_or_text(function.get("arguments")),
     }
+
+
+def _not_a_dict(message: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The first tool call in ``message`` that was not a dict (as :func:`_call` marks it)."""
+    calls = (message or {}).get("tool_calls") or []
+    return next((c for c in calls if "not_a_dict" in c), None)
 
 
 def _json_or_text(text: Any) -> Any:
@@ -233,7 +248,9 @@ def describe(message: dict[str, Any] | None) -> str:
         return tr("exercise.loop.nothing")
     role = message.get("role")
     if role == "assistant" and message.get("tool_calls"):
-        ids = ", ".join(str(c["id"]) for c in message["tool_calls"])
+        ids = ", ".join(
+            c["value"] if "not_a_dict" in c else str(c["id"]) for c in message["tool_calls"]
+        )
         return f"role=assistant (tool_calls: {ids})"
     if role == "tool":
         return f"role=tool, tool_call_id={message.get('tool_call_id', '—')}"
@@ -306,10 +323,16 @@ def _history_problem(
     if expected is None:
         return ("exercise.loop.extra_message", {"n": n, "got": describe(got)})
     role = expected["role"]
+    loose = _not_a_dict(got)
+    if role == "assistant" and loose is not None:
+        return (
+            "exercise.loop.call_not_dict",
+            {"n": n, "kind": loose["not_a_dict"], "value": loose["value"]},
+        )
     untyped = [
         c
         for c in (got or {}).get("tool_calls") or []
-        if isinstance(c, dict) and c["type"] != "function"
+        if "not_a_dict" not in c and c["type"] != "function"
     ]
     if role == "assistant" and untyped:
         return (
@@ -358,6 +381,15 @@ def check_returned_messages(returned: Any, ref: Transcript, scenario: Scenario, 
     mine, theirs = conversation(returned), conversation(ref.returned)
     if mine == theirs:
         return
+    for i, message in enumerate(mine, start=1):
+        loose = _not_a_dict(message)
+        if loose is not None:
+            raise fail(
+                "exercise.loop.return_call_not_dict",
+                i=i,
+                kind=loose["not_a_dict"],
+                value=loose["value"],
+            )
     missing = theirs[len(mine) :]
     if mine == theirs[: len(mine)] and missing and all(m.get("role") == "tool" for m in missing):
         raise fail("exercise.loop.return_missing_tools", count=len(missing))

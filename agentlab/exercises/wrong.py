@@ -176,6 +176,21 @@ def loop_without_call_type(task, client, tools, max_steps):
     return messages
 
 
+def loop_calls_as_json_text(task, client, tools, max_steps):
+    messages = _start(task)
+    for _ in range(max_steps):
+        reply = _ask(client, messages, tools)
+        assistant = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:  # "the API speaks JSON, so send each call as JSON text"
+            assistant["tool_calls"] = [tc.model_dump_json() for tc in reply.tool_calls]
+        messages.append(assistant)
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages
+
+
 LOOP = (
     Wrong("tool message without tool_call_id", loop_without_tool_call_id),
     Wrong("tool results appended before the assistant message", loop_tool_before_assistant),
@@ -188,6 +203,7 @@ LOOP = (
     Wrong(
         'tool_calls without "type": "function" (real services answer 400)', loop_without_call_type
     ),
+    Wrong("each tool call sent as a JSON string, not a dict", loop_calls_as_json_text),
 )
 
 
@@ -330,6 +346,18 @@ def append_wraps_the_library_module(registry, box):
     registry.register(Tool("append_text", "追加文本", schema, append_in_box))
 
 
+def append_refuses_with_its_own_code(registry, box):
+    def append_text(rel_path, text):
+        path = (box / rel_path).resolve()
+        if not path.is_relative_to(box.resolve()):  # refused, but not as the course's tools do
+            return error("OUTSIDE_SANDBOX", "this path is outside the sandbox")
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+        return ok({"path": rel_path})
+
+    _register(registry, append_text)
+
+
 APPEND_TEXT = (
     Wrong("no path check: ../ escapes the sandbox", append_without_path_check),
     Wrong("path text compared with startswith: ../<box>.md escapes", append_with_prefix_check),
@@ -337,6 +365,9 @@ APPEND_TEXT = (
     Wrong("schema does not require text", append_text_not_required),
     Wrong("wraps the library's append_text instead of writing it", append_wraps_the_library),
     Wrong("the same through the module: files.append_text", append_wraps_the_library_module),
+    Wrong(
+        "refuses escapes with its own code, not PATH_NOT_ALLOWED", append_refuses_with_its_own_code
+    ),
 )
 
 
