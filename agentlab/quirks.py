@@ -135,15 +135,21 @@ def merge_fields(into: dict[str, Any], fields: dict[str, Any]) -> None:
             into[key] = value
 
 
+def json_document(text: str) -> Any:
+    """The body read as one JSON document (a stray ``data: [DONE]`` after it
+    dropped); ``None`` when it is not one (SSE ``data:`` lines, a web page)."""
+    try:
+        return json.loads(STRAY_DONE.sub("", text))
+    except ValueError:
+        return None
+
+
 def json_payloads(text: str) -> list[dict[str, Any]]:
     """The JSON objects in a body that came in the other framing: one JSON
-    document (a stray ``data: [DONE]`` after it dropped), or else the JSON of
-    each SSE ``data:`` line. Empty when there is none (a web page, say)."""
-    try:
-        whole = json.loads(STRAY_DONE.sub("", text))
-    except ValueError:
-        pass
-    else:
+    document (:func:`json_document`), or else the JSON of each SSE ``data:``
+    line. Empty when there is none (a web page, say)."""
+    whole = json_document(text)
+    if whole is not None:
         return [whole] if isinstance(whole, dict) else []
     found = []
     for line in text.splitlines():

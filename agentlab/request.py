@@ -350,8 +350,16 @@ def turn_from_text(text: str, stream_asked: bool = False) -> ModelTurn | ModelFa
         turn = turn_from_completion(ChatCompletion.model_construct(**payloads[0]))
     if isinstance(turn, ModelFailure):
         return turn
-    note = tr("provider.json_for_stream" if stream_asked else "provider.sse_for_plain")
-    return replace(turn, notes=(*turn.notes, note))
+    return replace(turn, notes=(*turn.notes, _framing_note(text, stream_asked)))
+
+
+def _framing_note(text: str, stream_asked: bool) -> str:
+    """The warning for a reply read from text: it names what arrived, not what was asked."""
+    if not stream_asked:  # the SDK reads a plain JSON body itself: this one had SSE in it
+        return tr("provider.sse_for_plain")
+    if quirks.json_document(text) is not None:
+        return tr("provider.json_for_stream")
+    return tr("provider.stream_mislabelled")  # SSE, as asked, under a JSON or HTML label
 
 
 def _failed_ending(turn: ModelTurn) -> ModelFailure | None:

@@ -750,6 +750,15 @@ def test_an_error_document_sent_for_a_stream_keeps_its_words_and_code():
     assert "Model overloaded, try later" in alone.warnings[-1]
 
 
+def test_a_stream_labelled_as_json_is_called_a_stream_not_a_json_document():
+    """The warning says what arrived: SSE (as asked) under an ``application/json`` label
+    is not "one JSON document". Constructed: the label is the only thing wrong."""
+    result = run_with(framed("application/json", STREAMED_ANSWER), stream=True)
+    assert (result.outcome, result.answer) == ("completed", "好了")
+    assert tr("provider.json_for_stream") not in result.warnings
+    assert tr("provider.stream_mislabelled") in result.warnings
+
+
 @pytest.mark.parametrize(
     "text, expected",
     [
