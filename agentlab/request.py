@@ -308,7 +308,8 @@ def _streamed_turn(
     reply: Any, on_text: Callable[[str], None] | None, on_reasoning: Callable[[str], None] | None
 ) -> ModelTurn | ModelFailure:
     response = getattr(reply, "response", None)
-    kind = response.headers.get("content-type", "") if response is not None else ""
+    # media types are case-insensitive: "Application/JSON; charset=UTF-8" is JSON
+    kind = response.headers.get("content-type", "").lower() if response is not None else ""
     if "json" in kind or "html" in kind:  # a service that ignored "stream": true, or a web page
         with reply:
             return turn_from_text(response.read().decode("utf-8", "replace"), True)

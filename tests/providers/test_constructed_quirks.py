@@ -750,6 +750,23 @@ def test_an_error_document_sent_for_a_stream_keeps_its_words_and_code():
     assert "Model overloaded, try later" in alone.warnings[-1]
 
 
+@pytest.mark.parametrize(
+    "content_type", ["Application/JSON; charset=UTF-8", "APPLICATION/JSON"], ids=["mixed", "upper"]
+)
+def test_a_json_label_in_capitals_is_still_json(content_type):
+    """Media types are case-insensitive (RFC 9110, 8.3.1); constructed labels."""
+    reply = framed(content_type, json.dumps(ANSWER))
+    result = run_with(reply, stream=True)
+    assert (result.outcome, result.answer) == ("completed", "好了")
+    assert tr("provider.json_for_stream") in result.warnings
+
+
+def test_a_web_page_labelled_in_capitals_is_still_a_web_page():
+    page = "<!DOCTYPE html><html><head><title>Console</title></head><body>...</body></html>"
+    result = run_with(framed("Text/HTML; Charset=UTF-8", page), stream=True)
+    assert tr("model.not_json", detail="Console") in result.warnings[-1]
+
+
 def test_a_stream_labelled_as_json_is_called_a_stream_not_a_json_document():
     """The warning says what arrived: SSE (as asked) under an ``application/json`` label
     is not "one JSON document". Constructed: the label is the only thing wrong."""
