@@ -312,7 +312,13 @@ def _streamed_turn(
     kind = response.headers.get("content-type", "").lower() if response is not None else ""
     if "json" in kind or "html" in kind:  # a service that ignored "stream": true, or a web page
         with reply:
-            return turn_from_text(response.read().decode("utf-8", "replace"), True)
+            turn = turn_from_text(response.read().decode("utf-8", "replace"), True)
+        # not shown as it came, but shown: the whole of it at once
+        if isinstance(turn, ModelTurn) and turn.reasoning and on_reasoning is not None:
+            on_reasoning(turn.reasoning)
+        if isinstance(turn, ModelTurn) and turn.content and on_text is not None:
+            on_text(turn.content)
+        return turn
     with reply:
         return _turn_from_stream(read_stream(reply, on_text, on_reasoning))
 

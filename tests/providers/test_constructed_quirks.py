@@ -699,6 +699,34 @@ def test_a_stream_asked_for_and_one_json_document_sent_is_read_as_it_is():
     assert tr("provider.json_for_stream") in result.warnings
 
 
+@pytest.mark.parametrize(
+    "message, shown",
+    [
+        ({"role": "assistant", "content": "好了", "reasoning_content": "想一想"}, ["好了"]),
+        ({"role": "assistant", "content": None, "tool_calls": [CALL]}, []),
+    ],
+    ids=["text", "only-calls"],
+)
+def test_a_json_document_for_a_stream_still_shows_its_text_once(message, shown):
+    """Live display (``on_text``) gets the whole text at once, and the reasoning goes
+    to ``on_reasoning``, as a stream would have sent them; no text, no call."""
+    texts: list[str] = []
+    thoughts: list[str] = []
+    reply = framed("application/json", json.dumps(completion(message)))
+    turn = request_turn(
+        plain_client(service(reply)),
+        "m",
+        [],
+        [],
+        stream=True,
+        on_text=texts.append,
+        on_reasoning=thoughts.append,
+    )
+    assert isinstance(turn, ModelTurn), turn
+    assert texts == shown
+    assert thoughts == (["想一想"] if shown else [])
+
+
 @pytest.mark.parametrize("with_data_prefix", [False, True], ids=["bare", "data-line"])
 def test_a_plain_reply_framed_as_sse_is_read_as_it_is(with_data_prefix):
     """9router issue 3492: a request without "stream" got a complete chat.completion,
