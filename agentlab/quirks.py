@@ -140,14 +140,15 @@ def json_document(text: str) -> Any:
     dropped); ``None`` when it is not one (SSE ``data:`` lines, a web page)."""
     try:
         return json.loads(STRAY_DONE.sub("", text))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to read
         return None
 
 
 def json_payloads(text: str) -> list[dict[str, Any]]:
     """The JSON objects in a body that came in the other framing: one JSON
     document (:func:`json_document`), or else the JSON of each SSE ``data:``
-    line. Empty when there is none (a web page, say)."""
+    line. Empty when there is none (a web page, say, or JSON nested thousands
+    deep, which Python's parser refuses with ``RecursionError``)."""
     whole = json_document(text)
     if whole is not None:
         return [whole] if isinstance(whole, dict) else []
@@ -157,7 +158,7 @@ def json_payloads(text: str) -> list[dict[str, Any]]:
             continue
         try:
             value = json.loads(line[len("data:") :])
-        except ValueError:  # [DONE], or a line cut short
+        except (ValueError, RecursionError):  # [DONE], a line cut short, or nested too deep
             continue
         if isinstance(value, dict):
             found.append(value)

@@ -65,6 +65,8 @@ from .streaming import Fragment, ShownWithoutKey, StreamedReply, print_delta, re
 # What a streamed reply is parsed into. Made once: subscripting a generic goes
 # through typing's cache on every call.
 CHUNK_STREAM = Stream[ChatCompletionChunk]
+NOT_JSON_SHOWN_CHARS = 200
+"""How much of a body that is not JSON its failure message quotes."""
 
 
 @dataclass
@@ -347,7 +349,8 @@ def turn_from_text(text: str, stream_asked: bool = False) -> ModelTurn | ModelFa
     if error is not None:
         return _error_in_body(error)
     if not payloads:
-        detail = error_detail(text) or tr("model.empty_body")
+        # cut, so that a long body does not push the advice out of the message
+        detail = (error_detail(text) or tr("model.empty_body"))[:NOT_JSON_SHOWN_CHARS]
         return ModelFailure("bad_reply", tr("model.not_json", detail=detail))
     choices = [c for p in payloads for c in p.get("choices") or () if isinstance(c, dict)]
     if any("delta" in c for c in choices):

@@ -822,6 +822,33 @@ def test_json_payloads_finds_the_objects_in_either_framing(text, expected):
     assert json_payloads(text) == expected
 
 
+DEEP = "[" * 100_000
+"""Deeper than Python's JSON parser goes (it raises RecursionError). Constructed."""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [DEEP, f"data: {DEEP}\n\ndata: [DONE]\n\n", '{"a": ' + DEEP + "]" * 100_000 + "}"],
+    ids=["document", "data-line", "closed"],
+)
+def test_json_payloads_treats_json_nested_too_deep_as_not_json(text):
+    from agentlab.quirks import json_document, json_payloads
+
+    assert json_payloads(text) == [] and json_document(text) is None
+
+
+@pytest.mark.parametrize(
+    "content_type, stream",
+    [("application/json", True), ("text/event-stream", False)],
+    ids=["json-for-stream", "sse-for-plain"],
+)
+def test_a_body_nested_too_deep_is_named_not_json(content_type, stream):
+    result = run_with(framed(content_type, DEEP), stream=stream)
+    assert (result.stop_reason, result.model_requests) == ("model_error", 1)
+    assert tr("model.not_json", detail=DEEP[:200]) in result.warnings[-1]
+    assert "RecursionError" not in result.warnings[-1]
+
+
 def test_usage_without_a_total_counts_prompt_and_completion():
     result = run_with(completion({"role": "assistant", "content": "好了"}, usage=USAGE_NO_TOTAL))
     assert result.tokens == 15
