@@ -82,23 +82,27 @@ def printable_output() -> None:
         stream.reconfigure(encoding=encoding, errors="backslashreplace")
 
 
+OS_REASON_CLASSES = {
+    FileNotFoundError: "os.not_found",
+    PermissionError: "os.permission",
+    IsADirectoryError: "os.is_a_folder",
+    NotADirectoryError: "os.not_a_folder",
+    ConnectionRefusedError: "os.refused",
+    ConnectionResetError: "os.reset",
+}
+"""The file and network errors a student meets most, by class: Python picks the class
+from the code on every system (Windows refuses a connection with 10061, not
+ECONNREFUSED). The system's own text (``strerror``) is in the machine's locale,
+English on most set-ups."""
 OS_REASONS = {
-    errno.ENOENT: "os.not_found",
-    errno.EACCES: "os.permission",
-    errno.EPERM: "os.permission",
-    errno.EISDIR: "os.is_a_folder",
-    errno.ENOTDIR: "os.not_a_folder",
     errno.ENOSPC: "os.disk_full",
     errno.EROFS: "os.read_only",
     errno.ENAMETOOLONG: "os.name_too_long",
     errno.ELOOP: "os.link_loop",
-    errno.ECONNREFUSED: "os.refused",
-    errno.ECONNRESET: "os.reset",
     errno.ENETUNREACH: "os.no_route",
     errno.EHOSTUNREACH: "os.no_route",
 }
-"""The file and network errors a student meets most, by errno: the system's own text
-(``strerror``) is in the machine's locale, English on most set-ups."""
+"""The ones Python has no class for, by errno."""
 
 
 def reason(exc: BaseException) -> str:
@@ -113,7 +117,8 @@ def reason(exc: BaseException) -> str:
         return tr("os.no_such_host")
     if isinstance(exc, ssl.SSLError):  # its errno is an SSL code, not the system's
         return tr("os.tls", detail=getattr(exc, "reason", None) or exc)
-    key = OS_REASONS.get(getattr(exc, "errno", None))
+    key = next((k for cls, k in OS_REASON_CLASSES.items() if isinstance(exc, cls)), None)
+    key = key or OS_REASONS.get(getattr(exc, "errno", None))
     if key is not None:
         return tr(key)
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
