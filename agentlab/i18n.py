@@ -3448,7 +3448,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "this reply was not kept when recording: its stream chunks, joined, hold the API key, "
         "which could not be blanked out on its own",
     ),
-    # -- providers: replies read from text (request.py) --
+    # -- providers: replies read from text (request.py, failures.py) --
     "provider.stream_mislabelled": (
         "请求的是流式回复，模型服务也按流式（SSE）发送了，却把 content-type 标成了别的格式："
         "已按它实际的格式读取（文字不会逐字显示）",
@@ -3456,4 +3456,5 @@ CATALOG: dict[str, tuple[str, str]] = {
         "labelled it with another content-type: read as it came (the text was not shown as "
         "it came)",
     ),
+    "provider.json_too_deep": ("JSON 嵌套太深，无法读取", "JSON nested too deep to read"),
 }
