@@ -727,6 +727,22 @@ def test_a_json_document_for_a_stream_still_shows_its_text_once(message, shown):
     assert thoughts == (["想一想"] if shown else [])
 
 
+def test_a_json_document_for_a_stream_is_shown_without_the_key():
+    """The text shown at once goes through the run's display like streamed text, so a
+    real key the model echoes is blanked there too (constructed)."""
+    key = "sk-echoed-canary-1234567890"
+    message = {"role": "assistant", "content": f"第一行\nyour key is {key}"}
+    client = plain_client(service(framed("application/json", json.dumps(completion(message)))))
+    client.api_key = key
+    shown: list[str] = []
+    result = run_agent(
+        "说说", client=client, tools=ToolRegistry(), stream=True, on_text=shown.append,
+        trace_dir=False,
+    )  # fmt: skip
+    assert result.stop_reason == "answered"
+    assert "第一行" in "".join(shown) and key not in "".join(shown)
+
+
 @pytest.mark.parametrize("with_data_prefix", [False, True], ids=["bare", "data-line"])
 def test_a_plain_reply_framed_as_sse_is_read_as_it_is(with_data_prefix):
     """9router issue 3492: a request without "stream" got a complete chat.completion,
