@@ -46,6 +46,7 @@ from .clients.real import (
     VARIABLES,
     ModelConfigError,
     ModelSettings,
+    Provider,
     check_proxies,
     env_file_text,
     load_settings,
@@ -377,9 +378,10 @@ def check_ping(
     host = host_of(settings.base_url)
     started = time.perf_counter()
     try:
-        reply = settings.client(timeout=timeout).chat.completions.create(
-            model=settings.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
-        )
+        with settings.client(timeout=timeout) as client:  # closes its connection
+            reply = client.chat.completions.create(
+                model=settings.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
+            )
     except openai.APITimeoutError:
         return Finding(
             "ping",
@@ -397,29 +399,13 @@ def check_ping(
     except openai.APIStatusError as exc:
         status = exc.status_code
         if status in (401, 403):  # the service's own text may quote the key: not shown
-            return Finding(
-                "ping",
-                "fail",
-                tr("doctor.ping.key", status=status, host=host),
-                tr("doctor.ping.key_fix", name=provider.key_var or "API Key"),
-            )
-        if status == 404:
-            return Finding(
-                "ping",
-                "fail",
-                tr("doctor.ping.not_found", model=settings.model),
-                tr(
-                    "doctor.ping.not_found_fix",
-                    model_var=provider.model_var,
-                    url_var=provider.url_var,
-                ),
-            )
-        detail = failure_from(exc, secret=settings.api_key).message
-        if status == 429:
-            return Finding("ping", "warn", detail, tr("doctor.ping.rate_limited_fix"))
-        if status == 400:
-            return Finding("ping", "warn", detail, tr("doctor.ping.rejected_fix"))
-        return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))
+            message = tr("doctor.ping.key", status=status, host=host)
+        elif status == 404:
+            message = tr("doctor.ping.not_found", model=settings.model)
+        else:
+            message = failure_from(exc, secret=settings.api_key).message
+        level, fix = level_and_fix(status, provider)
+        return Finding("ping", level, message, fix)
     except Exception as exc:  # a reply the SDK cannot read: say so, never crash
         detail = failure_from(exc, secret=settings.api_key).message
         return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))
@@ -430,11 +416,31 @@ def check_ping(
         turn = failure_from(exc, secret=settings.api_key)
     if isinstance(turn, ModelFailure):
         message = shown_safely(turn.message, settings.api_key)
-        return Finding(
-            "ping", "fail", message, tr("doctor.ping.not_api_fix", url_var=provider.url_var)
-        )
+        if turn.kind == "bad_reply":  # not the API at all: a web page, say
+            fix = tr("doctor.ping.not_api_fix", url_var=provider.url_var)
+            return Finding("ping", "fail", message, fix)
+        # the API itself answered with an error (e.g. an unknown model): its code says more
+        level, fix = level_and_fix(turn.status_code, provider)
+        return Finding("ping", level, message, fix)
     ms = round((time.perf_counter() - started) * 1000)
     return Finding("ping", "ok", tr("doctor.ping.ok", model=settings.model, host=host, ms=ms))
+
+
+def level_and_fix(status: int | None, provider: Provider) -> tuple[str, str]:
+    """How bad a refused request is, and what to fix, by its HTTP status (or the
+    numeric code of an error body sent with HTTP 200; ``None`` when it gave none)."""
+    if status in (401, 403):
+        return "fail", tr("doctor.ping.key_fix", name=provider.key_var or "API Key")
+    if status == 404:
+        fix = tr(
+            "doctor.ping.not_found_fix", model_var=provider.model_var, url_var=provider.url_var
+        )
+        return "fail", fix
+    if status == 429:
+        return "warn", tr("doctor.ping.rate_limited_fix")
+    if status == 400:
+        return "warn", tr("doctor.ping.rejected_fix")
+    return "fail", tr("doctor.ping.status_fix")
 
 
 def unreachable_fix(url_var: str, provider: str) -> str:

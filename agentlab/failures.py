@@ -96,6 +96,10 @@ def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
         failure = ModelFailure(
             "stream_error", tr("model.stream_error", detail=detail), code=error_code(exc.body)
         )
+    elif isinstance(exc, RecursionError):  # the SDK's JSON parser, on a body nested too deep
+        failure = ModelFailure(
+            "bad_reply", tr("model.not_json", detail=tr("provider.json_too_deep"))
+        )
     else:
         failure = ModelFailure(
             "bad_reply", tr("model.bad_reply", error=f"{type(exc).__name__}: {exc}")

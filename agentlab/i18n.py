@@ -82,23 +82,27 @@ def printable_output() -> None:
         stream.reconfigure(encoding=encoding, errors="backslashreplace")
 
 
+OS_REASON_CLASSES = {
+    FileNotFoundError: "os.not_found",
+    PermissionError: "os.permission",
+    IsADirectoryError: "os.is_a_folder",
+    NotADirectoryError: "os.not_a_folder",
+    ConnectionRefusedError: "os.refused",
+    ConnectionResetError: "os.reset",
+}
+"""The file and network errors a student meets most, by class: Python picks the class
+from the code on every system (Windows refuses a connection with 10061, not
+ECONNREFUSED). The system's own text (``strerror``) is in the machine's locale,
+English on most set-ups."""
 OS_REASONS = {
-    errno.ENOENT: "os.not_found",
-    errno.EACCES: "os.permission",
-    errno.EPERM: "os.permission",
-    errno.EISDIR: "os.is_a_folder",
-    errno.ENOTDIR: "os.not_a_folder",
     errno.ENOSPC: "os.disk_full",
     errno.EROFS: "os.read_only",
     errno.ENAMETOOLONG: "os.name_too_long",
     errno.ELOOP: "os.link_loop",
-    errno.ECONNREFUSED: "os.refused",
-    errno.ECONNRESET: "os.reset",
     errno.ENETUNREACH: "os.no_route",
     errno.EHOSTUNREACH: "os.no_route",
 }
-"""The file and network errors a student meets most, by errno: the system's own text
-(``strerror``) is in the machine's locale, English on most set-ups."""
+"""The ones Python has no class for, by errno."""
 
 
 def reason(exc: BaseException) -> str:
@@ -113,7 +117,8 @@ def reason(exc: BaseException) -> str:
         return tr("os.no_such_host")
     if isinstance(exc, ssl.SSLError):  # its errno is an SSL code, not the system's
         return tr("os.tls", detail=getattr(exc, "reason", None) or exc)
-    key = OS_REASONS.get(getattr(exc, "errno", None))
+    key = next((k for cls, k in OS_REASON_CLASSES.items() if isinstance(exc, cls)), None)
+    key = key or OS_REASONS.get(getattr(exc, "errno", None))
     if key is not None:
         return tr(key)
     return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
@@ -3519,4 +3524,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{name} line {line} holds a NUL byte (\\x00), which plain text never does: save it "
         "again as UTF-8 in an editor",
     ),
+    # -- providers: replies read from text (request.py, failures.py) --
+    "provider.stream_mislabelled": (
+        "请求的是流式回复，模型服务也按流式（SSE）发送了，却把 content-type 标成了别的格式："
+        "已按它实际的格式读取（文字不会逐字显示）",
+        "a streamed reply was asked for and the model service sent a stream (SSE), but "
+        "labelled it with another content-type: read as it came (the text was not shown as "
+        "it came)",
+    ),
+    "provider.json_too_deep": ("JSON 嵌套太深，无法读取", "JSON nested too deep to read"),
 }

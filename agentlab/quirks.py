@@ -135,15 +135,22 @@ def merge_fields(into: dict[str, Any], fields: dict[str, Any]) -> None:
             into[key] = value
 
 
+def json_document(text: str) -> Any:
+    """The body read as one JSON document (a stray ``data: [DONE]`` after it
+    dropped); ``None`` when it is not one (SSE ``data:`` lines, a web page)."""
+    try:
+        return json.loads(STRAY_DONE.sub("", text))
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to read
+        return None
+
+
 def json_payloads(text: str) -> list[dict[str, Any]]:
     """The JSON objects in a body that came in the other framing: one JSON
-    document (a stray ``data: [DONE]`` after it dropped), or else the JSON of
-    each SSE ``data:`` line. Empty when there is none (a web page, say)."""
-    try:
-        whole = json.loads(STRAY_DONE.sub("", text))
-    except ValueError:
-        pass
-    else:
+    document (:func:`json_document`), or else the JSON of each SSE ``data:``
+    line. Empty when there is none (a web page, say, or JSON nested thousands
+    deep, which Python's parser refuses with ``RecursionError``)."""
+    whole = json_document(text)
+    if whole is not None:
         return [whole] if isinstance(whole, dict) else []
     found = []
     for line in text.splitlines():
@@ -151,7 +158,7 @@ def json_payloads(text: str) -> list[dict[str, Any]]:
             continue
         try:
             value = json.loads(line[len("data:") :])
-        except ValueError:  # [DONE], or a line cut short
+        except (ValueError, RecursionError):  # [DONE], a line cut short, or nested too deep
             continue
         if isinstance(value, dict):
             found.append(value)

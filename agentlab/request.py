@@ -65,6 +65,8 @@ from .streaming import Fragment, ShownWithoutKey, StreamedReply, print_delta, re
 # What a streamed reply is parsed into. Made once: subscripting a generic goes
 # through typing's cache on every call.
 CHUNK_STREAM = Stream[ChatCompletionChunk]
+NOT_JSON_SHOWN_CHARS = 200
+"""How much of a body that is not JSON its failure message quotes."""
 
 
 @dataclass
@@ -308,10 +310,17 @@ def _streamed_turn(
     reply: Any, on_text: Callable[[str], None] | None, on_reasoning: Callable[[str], None] | None
 ) -> ModelTurn | ModelFailure:
     response = getattr(reply, "response", None)
-    kind = response.headers.get("content-type", "") if response is not None else ""
+    # media types are case-insensitive: "Application/JSON; charset=UTF-8" is JSON
+    kind = response.headers.get("content-type", "").lower() if response is not None else ""
     if "json" in kind or "html" in kind:  # a service that ignored "stream": true, or a web page
         with reply:
-            return turn_from_text(response.read().decode("utf-8", "replace"), True)
+            turn = turn_from_text(response.read().decode("utf-8", "replace"), True)
+        # not shown as it came, but shown: the whole of it at once
+        if isinstance(turn, ModelTurn) and turn.reasoning and on_reasoning is not None:
+            on_reasoning(turn.reasoning)
+        if isinstance(turn, ModelTurn) and turn.content and on_text is not None:
+            on_text(turn.content)
+        return turn
     with reply:
         return _turn_from_stream(read_stream(reply, on_text, on_reasoning))
 
@@ -340,7 +349,8 @@ def turn_from_text(text: str, stream_asked: bool = False) -> ModelTurn | ModelFa
     if error is not None:
         return _error_in_body(error)
     if not payloads:
-        detail = error_detail(text) or tr("model.empty_body")
+        # cut, so that a long body does not push the advice out of the message
+        detail = (error_detail(text) or tr("model.empty_body"))[:NOT_JSON_SHOWN_CHARS]
         return ModelFailure("bad_reply", tr("model.not_json", detail=detail))
     choices = [c for p in payloads for c in p.get("choices") or () if isinstance(c, dict)]
     if any("delta" in c for c in choices):
@@ -350,8 +360,16 @@ def turn_from_text(text: str, stream_asked: bool = False) -> ModelTurn | ModelFa
         turn = turn_from_completion(ChatCompletion.model_construct(**payloads[0]))
     if isinstance(turn, ModelFailure):
         return turn
-    note = tr("provider.json_for_stream" if stream_asked else "provider.sse_for_plain")
-    return replace(turn, notes=(*turn.notes, note))
+    return replace(turn, notes=(*turn.notes, _framing_note(text, stream_asked)))
+
+
+def _framing_note(text: str, stream_asked: bool) -> str:
+    """The warning for a reply read from text: it names what arrived, not what was asked."""
+    if not stream_asked:  # the SDK reads a plain JSON body itself: this one had SSE in it
+        return tr("provider.sse_for_plain")
+    if quirks.json_document(text) is not None:
+        return tr("provider.json_for_stream")
+    return tr("provider.stream_mislabelled")  # SSE, as asked, under a JSON or HTML label
 
 
 def _failed_ending(turn: ModelTurn) -> ModelFailure | None:

@@ -262,6 +262,18 @@ def test_a_web_page_with_http_200_is_not_a_working_model(home, server):
     assert "LLM_BASE_URL" in finding.fix
 
 
+@pytest.mark.parametrize(
+    "fault, in_fix", [("error200", "--ping"), ("error200:404", "LLM_MODEL")], ids=["no-code", "404"]
+)
+def test_an_error_body_with_http_200_keeps_its_own_fix(home, server, fault, in_fix):
+    """The service answered (HTTP 200) and named the model it does not know: base_url
+    is right, so the fix is not "check the URL" (that is for a page, above)."""
+    finding = ping(server, fault, model="no-such-model")
+    assert finding.level == "fail" and "no-such-model" in finding.message
+    assert in_fix in finding.fix
+    assert finding.fix != tr("doctor.ping.not_api_fix", url_var="LLM_BASE_URL")
+
+
 def test_a_silent_service_times_out(home, server):
     finding = ping(server, "hang", timeout=0.3)
     assert finding.level == "fail" and "0.3" in finding.message and "LLM_BASE_URL" in finding.fix

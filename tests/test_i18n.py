@@ -130,6 +130,46 @@ def test_why_a_file_failed_is_said_in_the_course_language(tmp_path):
         set_language("zh")
 
 
+@pytest.mark.parametrize(
+    "error, key",
+    [
+        (ConnectionRefusedError(10061, "No connection could be made"), "os.refused"),  # WSA
+        (ConnectionResetError(10054, "An existing connection was forcibly closed"), "os.reset"),
+        (FileNotFoundError(3, "The system cannot find the path specified"), "os.not_found"),
+        (PermissionError(5, "Access is denied"), "os.permission"),  # Windows' own codes
+        (IsADirectoryError("a folder"), "os.is_a_folder"),  # no errno at all
+        (NotADirectoryError(267, "The directory name is invalid"), "os.not_a_folder"),
+        (OSError(errno.ENOSPC, "No space left on device"), "os.disk_full"),  # no class: errno
+        (OSError(errno.EHOSTUNREACH, "No route to host"), "os.no_route"),
+    ],
+    ids=["refused", "reset", "not-found", "permission", "folder", "not-folder", "full", "route"],
+)
+def test_an_os_error_is_named_by_its_class_whatever_its_code(error, key):
+    """Windows gives a refused connection errno 10061 (WSAECONNREFUSED), not
+    ECONNREFUSED; Python still raises ConnectionRefusedError. Constructed errors."""
+    from agentlab.i18n import reason
+
+    assert reason(error) == tr(key)
+
+
+def test_an_unreachable_model_is_named_by_the_os_error_under_it():
+    """What the SDK raises over a refused connection on Windows (constructed)."""
+    import httpx2
+    import openai
+
+    from agentlab.failures import failure_from
+
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    try:
+        try:
+            raise ConnectionRefusedError(10061, "No connection could be made")
+        except OSError as refused:
+            raise openai.APIConnectionError(request=request) from refused
+    except openai.APIConnectionError as exc:
+        failure = failure_from(exc)
+    assert failure.message == tr("model.unreachable", error=tr("os.refused"))
+
+
 def test_a_tls_failure_is_not_mistaken_for_a_file_error():
     """ssl.SSLError is an OSError whose errno is an SSL code (1 would read "permission")."""
     from agentlab.i18n import reason

@@ -699,6 +699,50 @@ def test_a_stream_asked_for_and_one_json_document_sent_is_read_as_it_is():
     assert tr("provider.json_for_stream") in result.warnings
 
 
+@pytest.mark.parametrize(
+    "message, shown",
+    [
+        ({"role": "assistant", "content": "好了", "reasoning_content": "想一想"}, ["好了"]),
+        ({"role": "assistant", "content": None, "tool_calls": [CALL]}, []),
+    ],
+    ids=["text", "only-calls"],
+)
+def test_a_json_document_for_a_stream_still_shows_its_text_once(message, shown):
+    """Live display (``on_text``) gets the whole text at once, and the reasoning goes
+    to ``on_reasoning``, as a stream would have sent them; no text, no call."""
+    texts: list[str] = []
+    thoughts: list[str] = []
+    reply = framed("application/json", json.dumps(completion(message)))
+    turn = request_turn(
+        plain_client(service(reply)),
+        "m",
+        [],
+        [],
+        stream=True,
+        on_text=texts.append,
+        on_reasoning=thoughts.append,
+    )
+    assert isinstance(turn, ModelTurn), turn
+    assert texts == shown
+    assert thoughts == (["想一想"] if shown else [])
+
+
+def test_a_json_document_for_a_stream_is_shown_without_the_key():
+    """The text shown at once goes through the run's display like streamed text, so a
+    real key the model echoes is blanked there too (constructed)."""
+    key = "sk-echoed-canary-1234567890"
+    message = {"role": "assistant", "content": f"第一行\nyour key is {key}"}
+    client = plain_client(service(framed("application/json", json.dumps(completion(message)))))
+    client.api_key = key
+    shown: list[str] = []
+    result = run_agent(
+        "说说", client=client, tools=ToolRegistry(), stream=True, on_text=shown.append,
+        trace_dir=False,
+    )  # fmt: skip
+    assert result.stop_reason == "answered"
+    assert "第一行" in "".join(shown) and key not in "".join(shown)
+
+
 @pytest.mark.parametrize("with_data_prefix", [False, True], ids=["bare", "data-line"])
 def test_a_plain_reply_framed_as_sse_is_read_as_it_is(with_data_prefix):
     """9router issue 3492: a request without "stream" got a complete chat.completion,
@@ -751,6 +795,32 @@ def test_an_error_document_sent_for_a_stream_keeps_its_words_and_code():
 
 
 @pytest.mark.parametrize(
+    "content_type", ["Application/JSON; charset=UTF-8", "APPLICATION/JSON"], ids=["mixed", "upper"]
+)
+def test_a_json_label_in_capitals_is_still_json(content_type):
+    """Media types are case-insensitive (RFC 9110, 8.3.1); constructed labels."""
+    reply = framed(content_type, json.dumps(ANSWER))
+    result = run_with(reply, stream=True)
+    assert (result.outcome, result.answer) == ("completed", "好了")
+    assert tr("provider.json_for_stream") in result.warnings
+
+
+def test_a_web_page_labelled_in_capitals_is_still_a_web_page():
+    page = "<!DOCTYPE html><html><head><title>Console</title></head><body>...</body></html>"
+    result = run_with(framed("Text/HTML; Charset=UTF-8", page), stream=True)
+    assert tr("model.not_json", detail="Console") in result.warnings[-1]
+
+
+def test_a_stream_labelled_as_json_is_called_a_stream_not_a_json_document():
+    """The warning says what arrived: SSE (as asked) under an ``application/json`` label
+    is not "one JSON document". Constructed: the label is the only thing wrong."""
+    result = run_with(framed("application/json", STREAMED_ANSWER), stream=True)
+    assert (result.outcome, result.answer) == ("completed", "好了")
+    assert tr("provider.json_for_stream") not in result.warnings
+    assert tr("provider.stream_mislabelled") in result.warnings
+
+
+@pytest.mark.parametrize(
     "text, expected",
     [
         ('{\n  "a": 1\n}\n', [{"a": 1}]),
@@ -766,6 +836,34 @@ def test_json_payloads_finds_the_objects_in_either_framing(text, expected):
     from agentlab.quirks import json_payloads
 
     assert json_payloads(text) == expected
+
+
+DEEP = "[" * 100_000
+"""Deeper than Python's JSON parser goes (it raises RecursionError). Constructed."""
+
+
+@pytest.mark.parametrize(
+    "text",
+    [DEEP, f"data: {DEEP}\n\ndata: [DONE]\n\n", '{"a": ' + DEEP + "]" * 100_000 + "}"],
+    ids=["document", "data-line", "closed"],
+)
+def test_json_payloads_treats_json_nested_too_deep_as_not_json(text):
+    from agentlab.quirks import json_document, json_payloads
+
+    assert json_payloads(text) == [] and json_document(text) is None
+
+
+@pytest.mark.parametrize(
+    "content_type, stream",
+    [("application/json", True), ("text/event-stream", False), ("application/json", False)],
+    ids=["json-for-stream", "sse-for-plain", "json-for-plain"],
+)
+def test_a_body_nested_too_deep_is_named_not_json(content_type, stream):
+    """The last case is read by the SDK itself, whose parser raises RecursionError."""
+    result = run_with(framed(content_type, DEEP), stream=stream)
+    assert (result.stop_reason, result.model_requests) == ("model_error", 1)
+    assert tr("model.not_json", detail="\0").split("\0")[0] in result.warnings[-1]
+    assert "RecursionError" not in result.warnings[-1]
 
 
 def test_usage_without_a_total_counts_prompt_and_completion():
