@@ -406,6 +406,8 @@ def check_ping(
             message = failure_from(exc, secret=settings.api_key).message
         level, fix = level_and_fix(status, provider)
         return Finding("ping", level, message, fix)
+    except ModelConfigError as exc:  # no client to send with: a proxy it cannot use
+        return Finding("ping", "fail", str(exc), tr("envcheck.doctor.ping_skipped_fix"))
     except Exception as exc:  # a reply the SDK cannot read: say so, never crash
         detail = failure_from(exc, secret=settings.api_key).message
         return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))

@@ -427,6 +427,18 @@ def test_a_proxy_that_cannot_work_fails_and_no_request_is_sent(home, server, no_
     assert "proxypass" not in render(findings)
 
 
+def test_the_ping_alone_names_a_proxy_it_cannot_use(home, server, no_proxy, monkeypatch):
+    """check_ping called on its own (not through check_setup) says what the proxy
+    check says, not "the service is unavailable"."""
+    monkeypatch.setenv("all_proxy", "socks4://clash:proxypass@127.0.0.1:7890")
+    environ = llm(server)
+    _, settings = check_provider(None, environ)
+    finding = check_ping(settings, environ, timeout=5)
+    assert finding.level == "fail" and "all_proxy" in finding.message
+    assert finding.fix == tr("envcheck.doctor.ping_skipped_fix") and "proxypass" not in str(finding)
+    assert server.requests == []
+
+
 def test_a_request_through_a_socks_proxy_that_is_down_is_unreachable(home, no_proxy, monkeypatch):
     """Needs socksio: without it the client could not even be built (an ImportError)."""
     monkeypatch.setenv("ALL_PROXY", f"socks5://127.0.0.1:{closed_port()}")
