@@ -3,10 +3,12 @@ and the clerk's output follows the file it read."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from agentlab import Budget, run_agent
-from agentlab.clients import scripted
+from agentlab.clients import Reply, ScriptedClient, ToolCall, say, scripted
 from agentlab.straight_line import straight_line
 from agentlab.tools import file_tools
 
@@ -115,3 +117,39 @@ def test_two_steps_are_not_enough_for_a_three_step_task(sandbox):
     )
     assert (sandbox / "todo-list.md").exists()  # the work was done, the report never came
     assert result.answer is None
+
+
+# -- straight_line's own rules (mutation audit review9/mut4) -------------------------------
+# The chapter's case (one read, then a write it never runs) left these unpinned: what a
+# reply without tools gives, which of two calls runs, and the history it kept.
+
+
+def test_a_first_reply_without_tools_is_the_straight_lines_answer(sandbox):
+    """No tool call in the first reply: its text is the answer and nothing ran."""
+    client = ScriptedClient([say("不用工具也能回答。")])
+    result = straight_line(TASK, client=client, tools=file_tools(sandbox))
+    assert (result.answer, result.tools_run, result.unfinished_calls) == (
+        "不用工具也能回答。",
+        [],
+        [],
+    )
+    assert len(client.requests) == 1
+
+
+def test_straight_line_runs_only_the_first_call_and_answers_with_the_second_reply(sandbox):
+    """Of two calls in one reply only the first runs; the answer is the second reply's
+    text, and the history holds the assistant's text, that call and its result."""
+    first = Reply(
+        content="先读文件。",
+        tool_calls=(ToolCall("read_text", {"rel_path": "meeting.md"}), ToolCall("list_dir")),
+    )
+    client = ScriptedClient([first, say("读完了。")])
+    result = straight_line(TASK, client=client, tools=file_tools(sandbox))
+    assert result.tools_run == ["read_text"]
+    assert result.answer == "读完了。" and result.unfinished_calls == []
+    assert [m["role"] for m in result.messages] == ["system", "user", "assistant", "tool"]
+    assistant, tool = result.messages[2:]
+    assert assistant["content"] == "先读文件。"
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["read_text"]
+    assert json.loads(tool["content"])["data"]["text"].startswith("# 周会")
+    assert client.requests[1].messages == result.messages
