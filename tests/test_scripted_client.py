@@ -396,3 +396,20 @@ def test_a_cut_sales_output_is_described_from_what_is_left():
     assert "能看到的类别销售额：显示器 4495" in text
     assert "revenue_by_category =" not in text
     assert "top_category、top_revenue、total_revenue" in text
+
+
+def test_a_wrap_up_after_failed_calls_says_so_and_gives_no_data():
+    """sum_up names each call with its error code and uses no failed result as data."""
+    from agentlab import Budget, run_agent
+    from agentlab.tools import sales_tools
+
+    result = run_agent(
+        "分析 missing.csv",
+        client=scripted("never_stops"),
+        tools=sales_tools(),
+        budget=Budget(2, wrap_up=True),
+        on_text=None,
+        trace_dir=False,
+    )
+    assert "analyze_csv（FILE_NOT_FOUND）" in result.partial_answer
+    assert "还没有拿到可以回答问题的数据" in result.partial_answer
