@@ -413,3 +413,15 @@ def test_a_wrap_up_after_failed_calls_says_so_and_gives_no_data():
     )
     assert "analyze_csv（FILE_NOT_FOUND）" in result.partial_answer
     assert "还没有拿到可以回答问题的数据" in result.partial_answer
+
+
+def test_scripted_plays_any_policy_function_under_its_name():
+    """scripted(fn) plays the function itself, named after it; only names are looked up."""
+
+    def echo_task(conversation):
+        return say(f"任务是：{conversation.task}")
+
+    client = scripted(echo_task)
+    reply = client.chat.completions.create(model="m", messages=MESSAGES)
+    assert reply.choices[0].message.content == "任务是：hi"
+    assert repr(client).startswith("ScriptedClient('echo_task'")
