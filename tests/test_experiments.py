@@ -190,3 +190,107 @@ def test_bootstrap_caps_spread_and_their_interval():
     assert low <= point <= high
     assert cap_interval([12, 13, 13, 14, 15], 0.6) == (13, 14)
     assert cap_interval([12, None, 13], 0.9) == (12, None)  # a sample that never got there
+
+
+# -- rules the mutation audit found unpinned (review9/mut4) --------------------------------
+
+
+def test_recovering_tasks_can_complete_and_count_in_the_completion_rate():
+    """could_complete is True for honest and recovers, False for the other kinds."""
+    able = {kind: TaskProfile(0, kind, 3, 2).could_complete for kind in KINDS}
+    assert able == {
+        "honest": True,
+        "recovers": True,
+        "gives_up": False,
+        "runaway": False,
+        "repeater": False,
+    }
+
+
+def test_the_longest_tasks_are_rare_but_drawn():
+    """k = 15 has weight 1 of 120: in 12 000 draws about 100 tasks, never none."""
+    steps = pd.Series([p.tool_steps for p in make_population(12_000, seed=0)])
+    assert (steps == 15).mean() == pytest.approx(1 / 120, abs=0.003)
+    assert (steps == 14).mean() == pytest.approx(2 / 120, abs=0.004)
+
+
+def test_the_repeat_guard_stops_the_repeater_but_not_the_runaway():
+    """with_repeat_guard adds seed 002's rule: the repeater stops at its 4th identical
+    call; the runaway asks for a new step each time, so only the cap ends it."""
+    from agentlab.experiments import with_repeat_guard
+
+    repeater = run_profile(TaskProfile(0, "repeater", 1), 12, with_repeat_guard(12))
+    runaway = run_profile(TaskProfile(1, "runaway", 1), 12, with_repeat_guard(12))
+    assert (repeater["stop_reason"], repeater["steps"]) == ("repeat_call", 4)
+    assert (runaway["stop_reason"], runaway["steps"]) == ("max_steps", 12)
+
+
+def test_rows_carry_the_runs_tokens():
+    """A row's tokens are the run's: positive, and more for a longer task."""
+    short = run_profile(TaskProfile(0, "honest", 1), 20)["tokens"]
+    long = run_profile(TaskProfile(0, "honest", 6), 20)["tokens"]
+    assert 0 < short < long
+
+
+@pytest.mark.parametrize("caps", [[3, 0], [3, 2.5]])
+def test_bad_caps_are_refused_with_their_own_message(caps):
+    """sweep checks every cap first and says what is wrong with the caps."""
+    from agentlab.i18n import tr
+
+    with pytest.raises(ValueError, match=tr("experiments.bad_caps")):
+        sweep(make_population(2), caps)
+
+
+def test_the_summary_has_a_share_for_every_outcome_a_sweep_can_give():
+    """Every outcome gets its share column, model_error included."""
+    rows = [
+        dict(profile=i, kind="honest", could_complete=True, cap=4, outcome=o, steps=2, tokens=9)
+        for i, o in enumerate(["completed", "model_error", "tool_error", "budget_exhausted"])
+    ]
+    summary = summarize(pd.DataFrame(rows)).iloc[0]
+    for outcome in ("completed", "tool_error", "budget_exhausted", "model_error"):
+        assert summary[f"share_{outcome}"] == 0.25
+
+
+def test_a_rate_equal_to_the_target_reaches_it():
+    """smallest_cap counts a completion rate of exactly the target as reaching it."""
+    summary = pd.DataFrame({"cap": [4, 5, 6], "completion_rate": [0.5, 0.95, 1.0]})
+    assert smallest_cap(summary, 0.95) == 5
+
+
+def _hand_sweep(needed: dict[int, int | None], caps: range) -> pd.DataFrame:
+    """Rows of a sweep by hand: task i completes at every cap >= needed[i] (None: never)."""
+    rows = [
+        dict(
+            profile=task,
+            could_complete=k is not None,
+            cap=cap,
+            outcome="completed" if k is not None and cap >= k else "budget_exhausted",
+        )
+        for task, k in needed.items()
+        for cap in caps
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_bootstrap_samples_with_replacement_and_reaches_an_exact_target():
+    """Tasks needing 1..10 steps, target 100 %: each sample's answer is its longest task,
+    so answers vary (drawn with replacement) and 10 is the most common one."""
+    from agentlab.experiments import bootstrap_caps
+
+    results = _hand_sweep({i: i + 1 for i in range(10)}, range(1, 11))
+    found = bootstrap_caps(results, 1.0, draws=400, seed=0)
+    assert None not in found and set(found) <= set(range(1, 11))
+    assert len(set(found)) > 1
+    assert max(set(found), key=found.count) == 10
+
+
+def test_bootstrap_resamples_all_tasks_not_only_those_that_could_complete():
+    """One completable task among ten: a sample without it (about (9/10)^10 = 35 % of
+    them) reaches the target at no cap, which is None."""
+    from agentlab.experiments import bootstrap_caps
+
+    results = _hand_sweep({0: 3, **{i: None for i in range(1, 10)}}, range(1, 6))
+    found = bootstrap_caps(results, 0.95, draws=1000, seed=0)
+    assert set(found) == {3, None}
+    assert 0.25 < found.count(None) / len(found) < 0.45

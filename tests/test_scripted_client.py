@@ -225,3 +225,203 @@ def test_usage_counts_chinese_text_and_tools_as_the_estimate_says():
 )
 def test_the_analyst_finds_the_csv_however_the_path_starts(question):
     assert csv_named_in(question) == "sales.csv"
+
+
+# -- rules the mutation audit found unpinned (review9/mut4) --------------------------------
+# script.py (turns, Conversation), wire.py (chunks, SSE, usage), scripted.py (the service)
+# and behaviours.py (the analyst's wrap-up and cut-off outputs).
+
+
+def _tool_call_arguments(turn) -> str:
+    client = ScriptedClient([turn])
+    reply = client.chat.completions.create(model="m", messages=MESSAGES)
+    return reply.choices[0].message.tool_calls[0].function.arguments
+
+
+def test_call_arguments_are_utf8_json_given_as_a_dict_or_as_keywords():
+    """call() takes a dict or keywords alike, sent as JSON with Chinese kept as is."""
+    assert _tool_call_arguments(call("analyze_csv", relative_path="销售.csv")) == (
+        '{"relative_path": "销售.csv"}'
+    )
+    assert _tool_call_arguments(call("do_step", {"n": 2})) == '{"n": 2}'
+
+
+def test_the_conversation_reads_parts_odd_results_and_broken_arguments():
+    """task joins text parts as they are; a tool message that is not a JSON object reads
+    as status "unknown" (never ok); the last result is the latest; broken call
+    arguments read as {}."""
+    from agentlab.clients import Conversation
+
+    def calls(*pairs):
+        return [
+            {"id": i, "type": "function", "function": {"name": "t", "arguments": a}}
+            for i, a in pairs
+        ]
+
+    parts = [{"type": "text", "text": "分析 "}, {"type": "text", "text": "sales.csv"}]
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": parts},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": calls(("a", '{"n": 1}'), ("b", "{oops")),
+        },
+        {"role": "tool", "tool_call_id": "a", "content": '{"status": "ok", "data": {}}'},
+        {"role": "tool", "tool_call_id": "b", "content": "not json"},
+        {"role": "assistant", "content": None, "tool_calls": calls(("c", "{}"))},
+        {"role": "tool", "tool_call_id": "c", "content": "[1, 2]"},
+        {"role": "user", "content": "还没完成"},
+    ]
+    conversation = Conversation(messages, [], 3)
+    assert conversation.task == "分析 sales.csv"
+    assert conversation.tool_results()[1:] == [
+        {"status": "unknown", "text": "not json"},
+        {"status": "unknown", "value": [1, 2]},
+    ]
+    assert conversation.last_tool_result() == {"status": "unknown", "value": [1, 2]}
+    exchanges = conversation.exchanges()
+    assert [e.ok for e in exchanges] == [True, False, False]
+    assert [e.arguments for e in exchanges] == [{"n": 1}, {}, {}]
+
+
+def test_chunk_sizes_below_one_are_refused():
+    """A Chunking that would cut text or arguments into 0-character pieces is refused."""
+    from agentlab.clients import Chunking
+
+    with pytest.raises(ValueError):
+        Chunking(text_size=0)
+    with pytest.raises(ValueError):
+        Chunking(argument_size=0)
+
+
+def test_without_interleave_each_calls_fragments_come_together():
+    """interleave=False sends one call's fragments after the other's; the default
+    takes turns."""
+    from agentlab.clients import Chunking
+    from agentlab.clients.wire import completion_body, stream_chunks
+
+    reply = Reply(tool_calls=(ToolCall("a", {"x": "1" * 30}), ToolCall("b", {"y": "2" * 30})))
+    body = completion_body(reply, 1, "m", 10)
+
+    def order(chunking):
+        chunks = stream_chunks(body, chunking, include_usage=False)
+        deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+        return [d["tool_calls"][0]["index"] for d in deltas if "tool_calls" in d]
+
+    assert order(Chunking(interleave=False)) == sorted(order(Chunking(interleave=False)))
+    assert order(Chunking()) != sorted(order(Chunking()))
+    assert sorted(order(Chunking())) == sorted(order(Chunking(interleave=False)))
+
+
+def test_a_usage_chunk_only_when_the_request_asks_for_it():
+    """A streamed reply carries a usage chunk only with stream_options.include_usage."""
+    client = ScriptedClient([say("你好"), say("你好")])
+    plain = list(client.chat.completions.create(model="m", messages=MESSAGES, stream=True))
+    assert all(chunk.usage is None for chunk in plain)
+    counted = list(
+        client.chat.completions.create(
+            model="m", messages=MESSAGES, stream=True, stream_options={"include_usage": True}
+        )
+    )
+    assert counted[-1].usage is not None and counted[-1].choices == []
+
+
+def test_an_event_stream_ends_with_done():
+    """sse() ends every stream with `data: [DONE]`, as OpenAI-compatible services do."""
+    from agentlab.clients.wire import sse
+
+    assert sse([]) == b"data: [DONE]\n\n"
+    assert sse([{"a": "是"}]) == 'data: {"a": "是"}\n\ndata: [DONE]\n\n'.encode()
+
+
+def test_completion_tokens_count_the_call_names_and_arguments():
+    """A reply's completion tokens estimate its text plus each call's name and arguments."""
+    turn = call("analyze_csv", relative_path="sales.csv")
+    reply = ScriptedClient([turn]).chat.completions.create(model="m", messages=MESSAGES)
+    expected = estimate_tokens("analyze_csv" + '{"relative_path": "sales.csv"}')
+    assert reply.usage.completion_tokens == expected
+
+
+def test_only_chat_completions_is_answered():
+    """Another endpoint (here /models) is a 404, and is not recorded as a model request."""
+    client = ScriptedClient([say("不会用到")])
+    with pytest.raises(openai.NotFoundError):
+        client.models.list()
+    assert client.requests == []
+
+
+def test_the_analyst_sums_up_at_a_wrap_up_instead_of_answering():
+    """Asked to sum up with no tools on offer, honest_analyst says it is a partial
+    summary (with its calls and the data so far), not a final answer."""
+    from agentlab import Budget, run_agent
+    from agentlab.tools import sales_tools
+
+    result = run_agent(
+        "分析 sales.csv",
+        client=scripted("honest_analyst"),
+        tools=sales_tools(),
+        budget=Budget(2, wrap_up=True),
+        on_text=None,
+        trace_dir=False,
+    )
+    assert result.answer is None
+    assert result.partial_answer.startswith("阶段性总结")
+    assert "analyze_csv（ok）" in result.partial_answer and "9692" in result.partial_answer
+
+
+def test_the_analyst_gives_no_numbers_for_a_result_it_cannot_read():
+    """A tool message that is not JSON is an error to honest_analyst, not data."""
+    from agentlab.clients import Conversation, honest_analyst
+
+    messages = [
+        {"role": "user", "content": "分析 sales.csv"},
+        {"role": "tool", "tool_call_id": "x", "content": "Internal Server Error"},
+    ]
+    turn = honest_analyst(Conversation(messages, [{"type": "function"}], 2))
+    assert turn.content.startswith("无法完成分析") and not turn.tool_calls
+
+
+def test_a_cut_sales_output_is_described_from_what_is_left():
+    """describe_sales on a cut output names the fields it saw, the complete category
+    rows it saw, and the fields it did not see; the raw list is not printed."""
+    from agentlab.clients.behaviours import describe_sales
+
+    data = {
+        "row_count": 5,
+        "revenue_by_category": [{"category": "显示器", "revenue": 4495}, {"category": "键"}],
+    }
+    text = describe_sales(data)
+    assert "row_count = 5" in text
+    assert "能看到的类别销售额：显示器 4495" in text
+    assert "revenue_by_category =" not in text
+    assert "top_category、top_revenue、total_revenue" in text
+
+
+def test_a_wrap_up_after_failed_calls_says_so_and_gives_no_data():
+    """sum_up names each call with its error code and uses no failed result as data."""
+    from agentlab import Budget, run_agent
+    from agentlab.tools import sales_tools
+
+    result = run_agent(
+        "分析 missing.csv",
+        client=scripted("never_stops"),
+        tools=sales_tools(),
+        budget=Budget(2, wrap_up=True),
+        on_text=None,
+        trace_dir=False,
+    )
+    assert "analyze_csv（FILE_NOT_FOUND）" in result.partial_answer
+    assert "还没有拿到可以回答问题的数据" in result.partial_answer
+
+
+def test_scripted_plays_any_policy_function_under_its_name():
+    """scripted(fn) plays the function itself, named after it; only names are looked up."""
+
+    def echo_task(conversation):
+        return say(f"任务是：{conversation.task}")
+
+    client = scripted(echo_task)
+    reply = client.chat.completions.create(model="m", messages=MESSAGES)
+    assert reply.choices[0].message.content == "任务是：hi"
+    assert repr(client).startswith("ScriptedClient('echo_task'")
