@@ -46,7 +46,6 @@ import re
 from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from functools import lru_cache
 from typing import Any
 from urllib.parse import quote
 
@@ -185,7 +184,6 @@ def without_secret_in(value: Any, secret: str, mask: str = "***") -> Any:
     return value
 
 
-@lru_cache(maxsize=8)  # one pattern per key: a run with a real key cleans every text
 def _secret_pattern(secret: str) -> re.Pattern[str]:
     """What :func:`without_secret` looks for: the key's spellings, or for a real
     key every :data:`SECRET_PIECE_CHARS` characters of them, in any case."""

@@ -585,8 +585,9 @@ CATALOG: dict[str, tuple[str, str]] = {
     "sandbox.absolute": ("只允许相对路径", "only relative paths are allowed"),
     "sandbox.dotdot": ("路径里不允许出现 '..'", "'..' is not allowed in a path"),
     "sandbox.secret_file": (
-        ".env 文件存放密钥（API Key），工具不读也不写它",
-        "a .env file holds secrets (API keys); the tools neither read nor write it",
+        "这是 .env 文件或指向它的链接：.env 存放 API Key，工具不读也不写它",
+        "this is a .env file or a link to one: .env holds API keys, and the tools neither read "
+        "nor write it",
     ),
     "sandbox.link_loop": (
         "{path} 是循环的符号链接（绕一圈又指回自己），打不开",
@@ -626,10 +627,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the category holds a control character (such as NUL or a line break): {value}",
     ),
     "csv.bad_structure": (
-        "第 {line} 行附近的 CSV 格式有误：引号不成对（例如开头的引号没有闭合），"
+        "从第 {line} 行开始的这条记录格式有误：引号不成对（例如开头的引号没有闭合），"
         "或某个字段超过 {limit} 个字符",
-        "the CSV breaks near line {line}: quotes that do not pair up (e.g. an opening quote "
-        "never closed), or a field longer than {limit} characters",
+        "the record starting at line {line} is broken: quotes that do not pair up (e.g. an "
+        "opening quote never closed), or a field longer than {limit} characters",
     ),
     "csv.not_a_count": (
         "{column} 必须是非负整数，实际是 {value}",
@@ -3188,9 +3189,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     # -- providers --
     "provider.json_for_stream": (
-        "请求的是流式回复，模型服务却一次性返回了 JSON：已按普通回复读取（文字不会逐字显示）",
+        "请求的是流式回复，模型服务却一次性返回了 JSON："
+        "已按普通回复读取（文字一次性显示，不会逐字出现）",
         "a streamed reply was asked for, but the model service sent one JSON document: read "
-        "as a plain reply (the text was not shown as it came)",
+        "as a plain reply (its text was shown at once, not as it streamed)",
     ),
     "provider.sse_for_plain": (
         "请求的是普通回复，模型服务却按流式（SSE）格式返回：已按它实际的格式读取",
@@ -3458,7 +3460,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.cli.verbose": ("打印每一次判定", "print every verdict"),
     # -- secrets: the API key never kept (review 9) --
     "secret.reply_not_kept": (
-        "录制时没有保存这条回复：流式分片拼起来含有 API 密钥，无法只涂掉密钥",
+        "录制时没有保存这条回复：流式分片拼起来含有 API Key，无法只涂掉 Key",
         "this reply was not kept when recording: its stream chunks, joined, hold the API key, "
         "which could not be blanked out on its own",
     ),
@@ -3481,8 +3483,9 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the proxy, unset {names} in this terminal",
     ),
     "envcheck.client_failed": (
-        "无法建立访问模型的 HTTP 客户端（{error}）：检查系统的代理设置",
-        "cannot build the HTTP client for the model ({error}): check the system's proxy settings",
+        "无法建立访问模型的 HTTP 客户端（{error}）：检查 base_url 的写法和系统的代理设置",
+        "cannot build the HTTP client for the model ({error}): check how base_url is written "
+        "and the system's proxy settings",
     ),
     "envcheck.doctor.check_proxy": ("代理", "proxy"),
     "envcheck.doctor.proxy_ok": (
@@ -3527,10 +3530,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     # -- providers: replies read from text (request.py, failures.py) --
     "provider.stream_mislabelled": (
         "请求的是流式回复，模型服务也按流式（SSE）发送了，却把 content-type 标成了别的格式："
-        "已按它实际的格式读取（文字不会逐字显示）",
+        "已整体读取（文字一次性显示，不会逐字出现）",
         "a streamed reply was asked for and the model service sent a stream (SSE), but "
-        "labelled it with another content-type: read as it came (the text was not shown as "
-        "it came)",
+        "labelled it with another content-type: read whole (its text was shown at once, not "
+        "as it streamed)",
     ),
     "provider.json_too_deep": ("JSON 嵌套太深，无法读取", "JSON nested too deep to read"),
 }

@@ -40,10 +40,9 @@ import openai
 from .budget import Budget
 from .context import fold_history
 from .deadline import Deadline, TimedOut, run_within, threads_available
-from .failures import SECRET_MIN_CHARS
 from .i18n import tr
 from .request import CallRequest, decide
-from .result import RunResult, RunState, Stop
+from .result import RunResult, RunState, Stop, real_key
 from .streaming import print_delta
 from .tools.registry import ToolRegistry, error
 from .trace import Trace
@@ -82,7 +81,7 @@ def run_agent(
 
     - ``stream=True`` streams each request; text deltas go to ``on_text`` as
       they arrive (printed by default, ``None`` keeps quiet; with a real API
-      key, cleaned of it, a key's length behind); a thinking
+      key, cleaned of it, a few characters behind); a thinking
       model's reasoning goes to ``on_reasoning`` (not shown by default; every
       reply's reasoning is kept in ``RunResult.reasoning``).
     - ``done_when(answer)`` returns ``True`` when the task is really done, or
@@ -111,8 +110,6 @@ def run_agent(
         raise ValueError(tr("loop.bad_task_id", task_id=task_id))  # it names a folder
     deadline = Deadline(budget.max_seconds)
     trace = Trace.open(trace_dir, task_id, deadline.started, on_event)
-    key = getattr(client, "api_key", None)  # a real key (not a placeholder) is never kept
-    secret = key if isinstance(key, str) and len(key) >= SECRET_MIN_CHARS else None
     run = RunState(
         task_id,
         budget,
@@ -120,7 +117,7 @@ def run_agent(
         trace,
         guards=budget.guards(),
         on_reasoning=on_reasoning,
-        secret=secret,
+        secret=real_key(client),  # a real key (not a placeholder) is never kept
     )
     trace.event(
         event="start",

@@ -58,7 +58,7 @@ from .failures import (
     without_secret_in,
 )
 from .i18n import tr
-from .result import RunState, Stop
+from .result import RunState, Stop, real_key
 from .retry import retry_wait
 from .streaming import Fragment, ShownWithoutKey, StreamedReply, print_delta, read_stream
 
@@ -140,6 +140,7 @@ def decide(
             message = tr("deadline.decide", seconds=run.deadline.max_seconds)
             return Stop("deadline", message, phase="decide")
         if isinstance(reply, ModelTurn):
+            run.secret = run.secret or real_key(client)  # a key given as a function: known now
             return _accept(reply, run, started, attempt)
         run.tokens += reply.tokens  # a reply that arrived and failed still cost its tokens
         error_class = model_failure_class(reply)
@@ -213,6 +214,8 @@ def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> Mod
 
     With a real key (``run.secret``) the turn is first cleaned of it: a model or a
     proxy may echo the key, and the run keeps nothing of what it said uncleaned.
+    (The turn's raw stream ``fragments``, which the run never keeps, are cleaned
+    one by one: a key sent in short pieces stays readable there.)
     """
     if run.secret:
         turn = without_secret_in(turn, run.secret)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from .context import fit_result
 from .deadline import Deadline
-from .failures import tool_error_class, without_secret_in
+from .failures import SECRET_MIN_CHARS, tool_error_class, without_secret_in
 from .i18n import tr
 from .tools.registry import RESULT_JSON, ToolResult, canonical_arguments
 from .trace import Trace
@@ -155,6 +155,14 @@ def fingerprint(result: ToolResult) -> str:
     text = FINGERPRINT_JSON.encode(learned)
     # surrogatepass: a lone surrogate from a model's JSON still has one hash
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def real_key(client: object) -> str | None:
+    """The client's API key if it is a real one, else None: placeholders such as
+    the scripted client's are shorter than ``failures.SECRET_MIN_CHARS``. A key
+    given as a function is known only once the SDK asked it, at the first request."""
+    key = getattr(client, "api_key", None)
+    return key if isinstance(key, str) and len(key) >= SECRET_MIN_CHARS else None
 
 
 @dataclass

@@ -35,7 +35,7 @@ whole reply's block is split in ``quirks.py``), and the deprecated
 The arguments are not parsed here: a string that is not valid JSON after
 assembly goes to the tool registry, which answers ``INVALID_ARGUMENTS`` and
 the model gets to try again. With a real API key, :class:`ShownWithoutKey`
-shows text cleaned of the key, a key's length behind the stream (a model
+shows text cleaned of the key, a few characters behind the stream (a model
 may echo it in pieces). Sending the request is ``request.py``'s job;
 nothing here executes tools or decides to stop.
 """
@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from . import quirks
-from .failures import key_runs, without_secret
+from .failures import SECRET_PIECE_CHARS, key_runs, without_secret
 from .i18n import tr
 
 
@@ -376,19 +376,20 @@ class ShownWithoutKey:
     """Shows streamed text as it arrives, cleaned of ``secret`` (a real API key).
 
     A delta may end in the first characters of the key, too few to recognise,
-    so the last ``len(secret) - 1`` characters wait for the next delta: any
-    piece of the key that starts before them has then arrived whole and is
-    blanked. The wait moves back to the start of a piece still arriving. Used
-    only when the client has a real key; :meth:`flush` shows what is left.
+    so the last :data:`~agentlab.failures.SECRET_PIECE_CHARS` characters wait
+    for the next delta: a piece of the key that starts before them is then long
+    enough to recognise, and is blanked. The wait moves back to the start of a
+    piece still arriving. For real keys only (``failures.is_secret``), whose
+    pieces are blanked; :meth:`flush` shows what is left.
     """
 
     show: Callable[[str], None]
-    secret: str
-    pending: str = ""
+    secret: str = field(repr=False)
+    pending: str = field(default="", repr=False)
 
     def __call__(self, text: str) -> None:
         self.pending += text
-        cut = len(self.pending) - (len(self.secret) - 1)
+        cut = len(self.pending) - SECRET_PIECE_CHARS
         for start, end in key_runs(self.pending, self.secret):
             if start < cut < end:  # never show part of a piece: wait for all of it
                 cut = start

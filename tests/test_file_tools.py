@@ -348,3 +348,20 @@ def test_list_dir_lists_only_files_the_tools_accept(sandbox, monkeypatch, opens,
     assert [name for name in files if name.endswith(".md") and "/" in name] == [deepest]
     for name in files:
         assert call(tools, "read_text", rel_path=name)["status"] == "ok", name
+
+
+@needs_symlinks
+@pytest.mark.parametrize("opens", ["one folder at a time", "by path"])
+def test_list_dir_leaves_out_env_files_and_links_to_them(sandbox, monkeypatch, opens):
+    """A listing names only files a tool would open: not `.env`, `.env.local`,
+    nor an innocent name that links to one (the model would only be refused)."""
+    if opens == "by path":
+        monkeypatch.setattr(sandbox_module, "NOFOLLOW_OPENS", False)
+    (sandbox / ".env").write_text("LLM_API_KEY=sk-x\n", encoding="utf-8")
+    (sandbox / "sub").mkdir()
+    (sandbox / "sub" / ".env.local").write_text("LLM_API_KEY=sk-y\n", encoding="utf-8")
+    os.symlink(".env", sandbox / "link.md")
+    tools = file_tools(sandbox)
+    files = call(tools, "list_dir")["data"]["files"]
+    assert files == ["meeting.md"]
+    assert call(tools, "list_dir", rel_path="sub")["data"]["files"] == []

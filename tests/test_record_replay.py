@@ -500,3 +500,42 @@ def test_a_stream_chunk_spelling_the_key_with_escapes_is_blanked_in_place(tmp_pa
     replayed = _replayed(path, stream=True)
     assert KEY not in _decoded(path) and KEY not in replayed
     assert '"***"' in replayed
+
+
+def test_a_key_split_in_long_pieces_is_not_kept_rather_than_replayed_otherwise(tmp_path):
+    """Two pieces of 15 characters are each blanked in their own chunk ("***" twice);
+    the run read one key ("***" once). Such a reply is not kept: a replay that
+    answered otherwise than the run would mislead."""
+    pieces = [KEY[:15], KEY[15:]]
+    stream = "".join(_chunk({"role": "assistant", "content": p}) for p in ["key: ", *pieces])
+    stream += _chunk({"content": " end"}, "stop") + "data: [DONE]\n\n"
+    path = tmp_path / "long-pieces.json"
+    ran = run(recording(_serving(stream), path), stream=True)
+    assert ran.answer == "key: *** end"
+    replayed = _replayed(path, stream=True)
+    assert KEY[:12] not in replayed and "******" not in replayed
+    assert tr("secret.reply_not_kept") in replayed
+
+
+def test_a_reply_nested_too_deep_is_recorded_and_the_run_goes_as_without_recording(tmp_path):
+    """The recorder reads replies to look for the key; JSON nested thousands deep
+    must not make it fail, and so change the run it records (a 503 is retried)."""
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(503, content=b"data: " + b"[" * 100_000)
+
+    def client() -> openai.OpenAI:
+        return openai.OpenAI(
+            api_key=KEY,
+            base_url="https://example.invalid/v1",
+            max_retries=0,
+            http_client=httpx2.Client(transport=httpx2.MockTransport(handle)),
+        )
+
+    budget = Budget(max_steps=2, max_retries=2, retry_backoff_s=0.01)
+    plain = run(client(), stream=False, budget=budget)
+    path = tmp_path / "deep.json"
+    recorded = run(recording(client(), path), stream=False, budget=budget)
+    assert (recorded.stop_reason, recorded.model_requests) == (plain.stop_reason, 3)
+    assert plain.model_requests == 3
+    assert len(load_recording(path)["exchanges"]) == 3

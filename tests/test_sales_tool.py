@@ -242,6 +242,9 @@ def test_an_unclosed_quote_is_named_not_taken_for_a_bad_count(data_dir):
     error = run(data_dir, "quote.csv")["error"]
     assert error["code"] == "INVALID_CSV"
     assert "quotes" in error["message"] and "quantity" not in error["message"]
+    assert "line 3" in error["message"]  # where the broken record starts
+    write_csv(data_dir, "stray.csv", 'category,quantity,unit_price\n"键盘"x,1,1\n')
+    assert "line 2" in run(data_dir, "stray.csv")["error"]["message"]
 
 
 @pytest.mark.parametrize("category", ["键\x00", '"耳\n机"', "鼠\x1b[31m标"])

@@ -148,13 +148,17 @@ class Recorder:
         (``\\u002d``), each JSON value of the reply (the body, or each ``data:``
         line) is written anew from its blanked strings. Last, as a reader joins a
         stream's deltas: a key cut across chunks cannot be blanked in one chunk,
-        so the reply is not kept at all (``None``).
+        so the reply is not kept at all (``None``); nor is one whose deltas, blanked
+        chunk by chunk, would join into other text than the run read.
         """
         if not self.secret:
             return text
+        as_read = [without_secret(joined, self.secret, SCRUBBED) for joined in _joined_deltas(text)]
         text = without_secret(text, self.secret, SCRUBBED)
         if self.decodes_to_secret(text):
             text = _rewritten(text, self.scrub)
+        if _joined_deltas(text) != as_read:  # blanked chunk by chunk, it would replay otherwise
+            return None
         return None if self.decodes_to_secret(text) else text
 
     def decodes_to_secret(self, text: str) -> bool:
@@ -238,9 +242,12 @@ class RecordingTransport(httpx2.BaseTransport):
 
         def done(raw: bytes, broken: bool) -> None:
             status, headers = response.status_code, response.headers
-            self.recorder.finish(
-                exchange, response=self.recorder.response(status, headers, raw, broken)
-            )
+            try:
+                kept = self.recorder.response(status, headers, raw, broken)
+            except Exception as exc:  # a recorder's bug must never change the run it records
+                self.recorder.finish(exchange, error=f"recording failed: {type(exc).__name__}")
+                return
+            self.recorder.finish(exchange, response=kept)
 
         return httpx2.Response(
             response.status_code,
@@ -311,7 +318,7 @@ def _stream_payloads(text: str) -> list[Any]:
         if line.startswith("data:"):
             try:
                 found.append(json.loads(line[len("data:") :]))
-            except ValueError:  # [DONE], or a line cut short
+            except (ValueError, RecursionError):  # [DONE], a line cut short, or too deep
                 continue
     return found
 
@@ -344,7 +351,7 @@ def _rewritten(text: str, clean: Any) -> str:
     of a stream) written anew from ``clean(value)``."""
     try:
         return json.dumps(clean(json.loads(text)), ensure_ascii=False)
-    except ValueError:
+    except (ValueError, RecursionError):
         pass
     lines = text.split("\n")
     for number, line in enumerate(lines):
@@ -352,7 +359,7 @@ def _rewritten(text: str, clean: Any) -> str:
             continue
         try:
             value = json.loads(line[len("data:") :])
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         end = "\r" if line.endswith("\r") else ""
         lines[number] = "data: " + json.dumps(clean(value), ensure_ascii=False) + end

@@ -90,7 +90,8 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
     except UnicodeDecodeError:
         return error("INVALID_CSV", tr("csv.not_utf8"), source)
     except csv.Error:  # quotes that do not pair up, or one field beyond the module's limit
-        message = tr("csv.bad_structure", line=reader.line_num, limit=csv.field_size_limit())
+        # line_num still names the last row read: the broken record starts on the next line
+        message = tr("csv.bad_structure", line=reader.line_num + 1, limit=csv.field_size_limit())
         return error("INVALID_CSV", message, source)
     except OSError as exc:
         return error("INVALID_CSV", tr("csv.unreadable", error=reason(exc)), source)

@@ -139,23 +139,26 @@ def list_inside(root: Path, folder: Path) -> list[str]:
     """Every file under ``folder`` (a path :func:`resolve_inside` returned), as
     paths relative to ``root`` with ``/``, sorted. Links are not followed into
     folders; a link to a file is listed when it leads to a file inside. Files
-    deeper than ``MAX_PATH_PARTS`` are left out: no tool would accept their path."""
+    no tool would open are left out: deeper than ``MAX_PATH_PARTS``, or ``.env``
+    files (and links to them)."""
     base = root.resolve()
     if not NOFOLLOW_OPENS:
-        return sorted(
+        found = [
             p.relative_to(base).as_posix()
             for p in folder.rglob("*")
             if len(p.relative_to(base).parts) <= MAX_PATH_PARTS
             and p.is_file()
             and _leads_inside(p, base)
-        )
-    inside = folder.relative_to(base)
-    prefix = "" if not inside.parts else inside.as_posix() + "/"
-    fd = open_inside(root, folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:  # depth counts from the root, as the path check does, not from the folder listed
-        return sorted(_walk(fd, prefix, base, depth=len(inside.parts)))
-    finally:
-        os.close(fd)
+        ]
+    else:
+        inside = folder.relative_to(base)
+        prefix = "" if not inside.parts else inside.as_posix() + "/"
+        fd = open_inside(root, folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:  # depth counts from the root, as the path check does, not from the folder listed
+            found = list(_walk(fd, prefix, base, depth=len(inside.parts)))
+        finally:
+            os.close(fd)
+    return sorted(name for name in found if not _holds_secrets(PurePosixPath(name).parts))
 
 
 def _walk(fd: int, prefix: str, base: Path, depth: int) -> Iterator[str]:
@@ -181,13 +184,15 @@ def _walk(fd: int, prefix: str, base: Path, depth: int) -> Iterator[str]:
 
 
 def _leads_inside(path: Path, base: Path) -> bool:
-    """Does ``path``, links followed, lead to a file inside ``base``? A link
-    loop leads nowhere (``resolve`` raises ``RuntimeError`` for it before 3.13)."""
+    """Does ``path``, links followed, lead to a file inside ``base`` a tool may
+    open (not a ``.env`` file)? A link loop leads nowhere (``resolve`` raises
+    ``RuntimeError`` for it before 3.13)."""
     try:
         real = path.resolve()
     except (OSError, RuntimeError):
         return False
-    return real.is_relative_to(base) and real.is_file()
+    inside = real.is_relative_to(base) and real.is_file()
+    return inside and not _holds_secrets(real.relative_to(base).parts)
 
 
 def link_refusal(exc: OSError, relative_path: object) -> ToolResult | None:
