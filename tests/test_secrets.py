@@ -355,3 +355,10 @@ def test_the_live_display_never_shows_a_piece_of_the_key_and_stays_close_behind(
     if not failures.key_runs(text, KEY):  # ordinary text: only a few characters wait
         assert len(held) <= failures.SECRET_PIECE_CHARS
         assert "".join(shown) == text
+
+
+def test_the_live_display_keeps_the_key_out_of_its_repr():
+    """A debugger or a verbose traceback prints the locals of the decide phase."""
+    display = ShownWithoutKey(print, KEY)
+    display("the first characters: " + KEY[:10])
+    assert not shows_the_key(repr(display)) and KEY[:10] not in repr(display)
