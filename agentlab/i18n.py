@@ -89,6 +89,8 @@ OS_REASON_CLASSES = {
     NotADirectoryError: "os.not_a_folder",
     ConnectionRefusedError: "os.refused",
     ConnectionResetError: "os.reset",
+    ConnectionAbortedError: "os.aborted",
+    TimeoutError: "os.timed_out",
 }
 """The file and network errors a student meets most, by class: Python picks the class
 from the code on every system (Windows refuses a connection with 10061, not
@@ -150,6 +152,14 @@ CATALOG: dict[str, tuple[str, str]] = {
         "connection refused (no service is running at that address and port)",
     ),
     "os.reset": ("连接被对方重置", "the connection was reset by the other side"),
+    "os.aborted": (
+        "连接被本机中止（常见原因：防火墙、杀毒软件或代理）",
+        "the connection was aborted on this machine (often a firewall, antivirus or proxy)",
+    ),
+    "os.timed_out": (
+        "连接超时：对方一直没有回应",
+        "the connection timed out: the other side never answered",
+    ),
     "os.no_route": ("网络不通，到不了这个主机", "the network cannot reach that host"),
     "os.tls": ("TLS（HTTPS）握手失败：{detail}", "the TLS (HTTPS) handshake failed: {detail}"),
     "os.no_such_host": (

@@ -141,8 +141,21 @@ def test_why_a_file_failed_is_said_in_the_course_language(tmp_path):
         (NotADirectoryError(267, "The directory name is invalid"), "os.not_a_folder"),
         (OSError(errno.ENOSPC, "No space left on device"), "os.disk_full"),  # no class: errno
         (OSError(errno.EHOSTUNREACH, "No route to host"), "os.no_route"),
+        (ConnectionAbortedError(10053, "An established connection was aborted"), "os.aborted"),
+        (TimeoutError(10060, "A connection attempt failed"), "os.timed_out"),  # WSAETIMEDOUT
     ],
-    ids=["refused", "reset", "not-found", "permission", "folder", "not-folder", "full", "route"],
+    ids=[
+        "refused",
+        "reset",
+        "not-found",
+        "permission",
+        "folder",
+        "not-folder",
+        "full",
+        "route",
+        "aborted",
+        "timed-out",
+    ],  # fmt: skip
 )
 def test_an_os_error_is_named_by_its_class_whatever_its_code(error, key):
     """Windows gives a refused connection errno 10061 (WSAECONNREFUSED), not
