@@ -31,7 +31,7 @@ from .core import (
     Exercise,
     Judged,
     Verdict,
-    _code_of,
+    code_of,
     need_callable,
     need_prediction,
     passed,
@@ -397,7 +397,7 @@ def _unnamed(loop: Callable[..., Any]) -> Callable[..., Any]:
 
 def _catches_assertions(answer: Any) -> bool:
     """Does the test's own code name AssertionError (``except AssertionError``)?"""
-    return any("AssertionError" in code.co_names for code in _code_of(answer))
+    return any("AssertionError" in code.co_names for code in code_of(answer))
 
 
 def check_stub_test(answer: Any) -> Verdict:

@@ -215,7 +215,7 @@ def _raised_in(exc: BaseException) -> CodeType | None:
     return frame.tb_frame.f_code if frame is not None else None
 
 
-def _code_of(answer: Any) -> set[CodeType]:
+def code_of(answer: Any) -> set[CodeType]:
     """Every function body that is part of ``answer``: its own, the functions
     defined inside it, and for a class each of its methods."""
     found: set[CodeType] = set()
@@ -351,7 +351,7 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
         except Judged as judged:
             return judged.verdict
         except StillStarter as starter:  # say what is still to write, and where help is
-            if starter.code is not None and starter.code not in _code_of(answer):
+            if starter.code is not None and starter.code not in code_of(answer):
                 return not_done(tr("exercise.not_done.helper", name=starter.code.co_name))
             return not_done(tr("exercise.not_done.starter", task=exercise.title, id=exercise.id))
         except TimeUp:
