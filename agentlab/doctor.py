@@ -50,7 +50,7 @@ from .clients.real import (
     check_proxies,
     env_file_text,
     load_settings,
-    proxy_shown,
+    proxies_shown,
     proxy_variables,
     read_env_file,
 )
@@ -357,8 +357,7 @@ def check_proxy(environ: Mapping[str, str]) -> Finding | None:
         return Finding("proxy", "fail", str(exc), tr("envcheck.doctor.proxy_fix", names=names))
     if not proxies:
         return None
-    shown = tr("list.sep").join(f"{k}={proxy_shown(v)}" for k, v in proxies.items())
-    return Finding("proxy", "ok", tr("envcheck.doctor.proxy_ok", proxies=shown))
+    return Finding("proxy", "ok", tr("envcheck.doctor.proxy_ok", proxies=proxies_shown(proxies)))
 
 
 def check_ping(

@@ -272,13 +272,18 @@ def proxy_shown(value: str) -> str:
     return scheme + sep + re.split(r"[/?#]", rest.rpartition("@")[2])[0]
 
 
+def proxies_shown(proxies: Mapping[str, str]) -> str:
+    """``NAME=scheme://host:port`` for each proxy variable, without credentials."""
+    return tr("list.sep").join(f"{name}={proxy_shown(value)}" for name, value in proxies.items())
+
+
 def proxy_problem(exc: Exception, environ: Mapping[str, str] | None = None) -> ModelConfigError:
     """What to say when the HTTP client cannot be built: the proxy variables
     that are set (shown without credentials), and what to do about them."""
     proxies = proxy_variables(environ)
     if not proxies:  # a system-wide proxy (Windows, macOS settings), or something else
         return ModelConfigError(tr("envcheck.client_failed", error=type(exc).__name__))
-    shown = tr("list.sep").join(f"{k}={proxy_shown(v)}" for k, v in proxies.items())
+    shown = proxies_shown(proxies)
     key = "envcheck.proxy_no_socksio" if isinstance(exc, ImportError) else "envcheck.proxy_unusable"
     return ModelConfigError(tr(key, proxies=shown, names=" ".join(proxies)))
 
