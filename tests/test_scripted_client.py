@@ -351,20 +351,22 @@ def test_only_chat_completions_is_answered():
     assert client.requests == []
 
 
-def test_the_analyst_sums_up_at_a_wrap_up_instead_of_answering():
-    """Asked to sum up with no tools on offer, honest_analyst says it is a partial
-    summary (with its calls and the data so far), not a final answer."""
+def wrapped_up(behaviour: str, task: str):
+    """A two-step run of ``behaviour`` over the sales tool, with a wrap-up step."""
     from agentlab import Budget, run_agent
     from agentlab.tools import sales_tools
 
-    result = run_agent(
-        "分析 sales.csv",
-        client=scripted("honest_analyst"),
-        tools=sales_tools(),
-        budget=Budget(2, wrap_up=True),
-        on_text=None,
+    budget = Budget(2, wrap_up=True)
+    return run_agent(
+        task, client=scripted(behaviour), tools=sales_tools(), budget=budget, on_text=None,
         trace_dir=False,
-    )
+    )  # fmt: skip
+
+
+def test_the_analyst_sums_up_at_a_wrap_up_instead_of_answering():
+    """Asked to sum up with no tools on offer, honest_analyst says it is a partial
+    summary (with its calls and the data so far), not a final answer."""
+    result = wrapped_up("honest_analyst", "分析 sales.csv")
     assert result.answer is None
     assert result.partial_answer.startswith("阶段性总结")
     assert "analyze_csv（ok）" in result.partial_answer and "9692" in result.partial_answer
@@ -400,17 +402,7 @@ def test_a_cut_sales_output_is_described_from_what_is_left():
 
 def test_a_wrap_up_after_failed_calls_says_so_and_gives_no_data():
     """sum_up names each call with its error code and uses no failed result as data."""
-    from agentlab import Budget, run_agent
-    from agentlab.tools import sales_tools
-
-    result = run_agent(
-        "分析 missing.csv",
-        client=scripted("never_stops"),
-        tools=sales_tools(),
-        budget=Budget(2, wrap_up=True),
-        on_text=None,
-        trace_dir=False,
-    )
+    result = wrapped_up("never_stops", "分析 missing.csv")
     assert "analyze_csv（FILE_NOT_FOUND）" in result.partial_answer
     assert "还没有拿到可以回答问题的数据" in result.partial_answer
 
