@@ -301,6 +301,11 @@ def request_turn(
             turn = _streamed_turn(reply, on_text, on_reasoning)
         else:
             turn = turn_from_completion(reply)
+    except json.JSONDecodeError as exc:
+        if stream:  # one event of the stream was broken, not the framing
+            return failure_from(exc, secret=getattr(client, "api_key", None))
+        # A body labelled JSON that is not (SSE, a gateway's page): read as text.
+        turn = turn_from_text(exc.doc, stream)
     except Exception as exc:  # whatever the service or its reply does, the run survives
         return failure_from(exc, secret=getattr(client, "api_key", None))
     failure = turn if isinstance(turn, ModelFailure) else _failed_ending(turn)

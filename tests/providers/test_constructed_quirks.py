@@ -774,6 +774,24 @@ def test_a_plain_request_answered_with_a_stream_is_assembled():
     assert tr("provider.sse_for_plain") in result.warnings
 
 
+def test_a_plain_request_answered_with_a_stream_labelled_json_is_assembled():
+    """The same always-streaming server behind a proxy that labels every body
+    application/json: the SDK's own JSON parser fails on it (constructed)."""
+    body = sse(chunk({"role": "assistant", "content": "好了"}), chunk(finish="stop"))
+    result = run_with(framed("application/json", body))
+    assert (result.outcome, result.answer) == ("completed", "好了")
+    assert tr("provider.sse_for_plain") in result.warnings
+
+
+def test_a_web_page_labelled_json_is_named_by_its_title():
+    """A gateway's error page sent as application/json (constructed): the
+    SDK cannot parse it, and the student is told what the page says."""
+    page = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"
+    result = run_with(framed("application/json", page), ANSWER, retries=2)
+    assert (result.stop_reason, result.model_requests) == ("model_error", 1)
+    assert tr("model.not_json", detail="502 Bad Gateway") in result.warnings[-1]
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 def test_a_web_page_instead_of_the_api_is_named_and_not_retried(stream):
     """A base_url pointing at a site, not its API: HTTP 200 and a page."""
