@@ -30,6 +30,7 @@ an error is blanked, see :func:`agentlab.failures.failure_from`).
 from __future__ import annotations
 
 import difflib
+import json
 import os
 import re
 import sys
@@ -386,14 +387,14 @@ def check_ping(
             "ping",
             "fail",
             tr("doctor.ping.timeout", host=host, seconds=timeout),
-            unreachable_fix(provider.url_var, provider.name),
+            unreachable_fix(provider.url_var, provider.name, proxy_variables(environ)),
         )
     except openai.APIConnectionError:
         return Finding(
             "ping",
             "fail",
             tr("doctor.ping.unreachable", host=host),
-            unreachable_fix(provider.url_var, provider.name),
+            unreachable_fix(provider.url_var, provider.name, proxy_variables(environ)),
         )
     except openai.APIStatusError as exc:
         status = exc.status_code
@@ -405,6 +406,8 @@ def check_ping(
             message = failure_from(exc, secret=settings.api_key).message
         level, fix = level_and_fix(status, provider)
         return Finding("ping", level, message, fix)
+    except json.JSONDecodeError as exc:  # labelled JSON but is not (a page, SSE): read below
+        reply = exc.doc
     except ModelConfigError as exc:  # no client to send with: a proxy it cannot use
         return Finding("ping", "fail", str(exc), tr("envcheck.doctor.ping_skipped_fix"))
     except Exception as exc:  # a reply the SDK cannot read: say so, never crash
@@ -444,7 +447,12 @@ def level_and_fix(status: int | None, provider: Provider) -> tuple[str, str]:
     return "fail", tr("doctor.ping.status_fix")
 
 
-def unreachable_fix(url_var: str, provider: str) -> str:
+def unreachable_fix(url_var: str, provider: str, proxies: Mapping[str, str]) -> str:
+    """What to check when no reply came: Ollama not started; else the proxy, when
+    one is set (a Clash switched off is the usual cause); then the address."""
     if provider == "Ollama":
         return tr("doctor.ping.ollama_fix", url_var=url_var)
+    if proxies:
+        shown, names = proxies_shown(proxies), " ".join(proxies)
+        return tr("doctor.ping.proxy_unreachable_fix", proxies=shown, names=names, url_var=url_var)
     return tr("doctor.ping.unreachable_fix", url_var=url_var)

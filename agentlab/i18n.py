@@ -3143,6 +3143,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "检查 {url_var} 是否写对（一般以 /v1 结尾），以及网络或代理是否可用",
         "check {url_var} (it usually ends in /v1) and that the network or proxy works",
     ),
+    "doctor.ping.proxy_unreachable_fix": (
+        "请求经过代理 {proxies}：先确认代理软件（Clash、V2Ray 等）在运行，"
+        "或者在这个终端里取消 {names} 再试；再检查 {url_var} 是否写对（一般以 /v1 结尾）",
+        "requests go through the proxy {proxies}: check that the proxy (Clash, V2Ray ...) "
+        "is running, or unset {names} in this terminal and try again; then check {url_var} "
+        "(it usually ends in /v1)",
+    ),
     "doctor.ping.ollama_fix": (
         "先在终端运行 ollama serve，并用 ollama pull 下载模型；地址不是默认值时设置 {url_var}",
         "start ollama serve in a terminal and ollama pull the model; "

@@ -12,7 +12,7 @@ normally. Faults:
 ``500``     500 with a JSON error
 ``401``     401 whose error message echoes the key it was sent
 ``reset``   reads the request, then resets the connection (TCP RST)
-``page``    200 with a web page (a ``base_url`` pointing at a site)
+``page``    200 with a web page (a ``base_url`` pointing at a site; ``page:json``: labelled JSON)
 ``error200`` 200 with a JSON error naming the model (``error200:NNN``: with code NNN)
 ``NNN``     any other HTTP status (403, 404, 400 ...) with a JSON error
 ==========  =============================================================
@@ -122,7 +122,8 @@ class FaultServer(LoopbackServer):
         elif kind == "page":
             page = "<!DOCTYPE html><html><head><title>Model Studio</title></head><body>hi</body>"
             h.send_response(200)
-            h.send_header("content-type", "text/html; charset=utf-8")
+            label = "application/json" if arg == "json" else "text/html; charset=utf-8"
+            h.send_header("content-type", label)
             h.send_header("content-length", str(len(page)))
             h.end_headers()
             h.wfile.write(page.encode())

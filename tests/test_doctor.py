@@ -256,8 +256,9 @@ def test_each_failed_request_says_what_it_means(home, server, fault, level, in_m
     assert server.requests[0]["authorization"] == f"Bearer {KEY}"  # the key really was sent
 
 
-def test_a_web_page_with_http_200_is_not_a_working_model(home, server):
-    finding = ping(server, "page")
+@pytest.mark.parametrize("fault", ["page", "page:json"], ids=["html", "labelled-json"])
+def test_a_web_page_with_http_200_is_not_a_working_model(home, server, fault):
+    finding = ping(server, fault)
     assert finding.level == "fail" and "Model Studio" in finding.message
     assert "LLM_BASE_URL" in finding.fix
 
@@ -441,12 +442,16 @@ def test_the_ping_alone_names_a_proxy_it_cannot_use(home, server, no_proxy, monk
 
 def test_a_request_through_a_socks_proxy_that_is_down_is_unreachable(home, no_proxy, monkeypatch):
     """Needs socksio: without it the client could not even be built (an ImportError)."""
-    monkeypatch.setenv("ALL_PROXY", f"socks5://127.0.0.1:{closed_port()}")
+    proxy = f"socks5://clash:proxypass@127.0.0.1:{closed_port()}"
+    monkeypatch.setenv("ALL_PROXY", proxy)  # what the SDK's HTTP library reads
     environ = {"LLM_API_KEY": KEY, "LLM_BASE_URL": "http://model.example/v1", "LLM_MODEL": "m"}
+    environ["ALL_PROXY"] = proxy
     _, settings = check_provider(None, environ)
     finding = check_ping(settings, environ, timeout=5)
     assert finding.level == "fail" and "model.example" in finding.message
-    assert "LLM_BASE_URL" in finding.fix
+    # the proxy is the likelier culprit (Clash switched off): named first, without its password
+    assert "ALL_PROXY=socks5://127.0.0.1:" in finding.fix and "LLM_BASE_URL" in finding.fix
+    assert "proxypass" not in str(finding)
 
 
 # -- a key in the URL --------------------------------------------------------------------------
