@@ -368,7 +368,7 @@ def check_ping(
     import openai
 
     from .failures import ModelFailure, failure_from, shown_safely
-    from .request import turn_from_completion, turn_from_text
+    from .request import other_framing, turn_from_completion, turn_from_text
 
     if environ.get("AGENTLAB_OFFLINE"):
         return Finding("ping", "warn", tr("doctor.ping.offline"), tr("doctor.offline_fix"))
@@ -406,13 +406,14 @@ def check_ping(
             message = failure_from(exc, secret=settings.api_key).message
         level, fix = level_and_fix(status, provider)
         return Finding("ping", level, message, fix)
-    except json.JSONDecodeError as exc:  # labelled JSON but is not (a page, SSE): read below
-        reply = exc.doc
     except ModelConfigError as exc:  # no client to send with: a proxy it cannot use
         return Finding("ping", "fail", str(exc), tr("envcheck.doctor.ping_skipped_fix"))
     except Exception as exc:  # a reply the SDK cannot read: say so, never crash
-        detail = failure_from(exc, secret=settings.api_key).message
-        return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))
+        if isinstance(exc, json.JSONDecodeError) and other_framing(exc.doc):
+            reply = exc.doc  # labelled JSON but is not (a page, SSE): read below
+        else:
+            detail = failure_from(exc, secret=settings.api_key).message
+            return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))
     # HTTP 200 is not yet an answer: a web page (base_url at a site) or an error body
     try:
         turn = turn_from_text(reply) if isinstance(reply, str) else turn_from_completion(reply)

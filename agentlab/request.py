@@ -302,9 +302,10 @@ def request_turn(
         else:
             turn = turn_from_completion(reply)
     except json.JSONDecodeError as exc:
-        if stream:  # one event of the stream was broken, not the framing
+        # A body labelled JSON that is not (SSE, a gateway's page) is read as text; a
+        # broken event of a stream, or a JSON document cut short, is a bad reply.
+        if stream or not other_framing(exc.doc):
             return failure_from(exc, secret=getattr(client, "api_key", None))
-        # A body labelled JSON that is not (SSE, a gateway's page): read as text.
         turn = turn_from_text(exc.doc, stream)
     except Exception as exc:  # whatever the service or its reply does, the run survives
         return failure_from(exc, secret=getattr(client, "api_key", None))
@@ -312,6 +313,12 @@ def request_turn(
     if failure is None:
         return turn
     return replace(failure, message=shown_safely(failure.message, getattr(client, "api_key", None)))
+
+
+def other_framing(text: str) -> bool:
+    """A body the SDK could not parse as JSON holds SSE or is no JSON at all (a
+    page, plain text), rather than being a JSON document that is broken."""
+    return bool(quirks.json_payloads(text)) or not text.lstrip().startswith(("{", "["))
 
 
 def _streamed_turn(

@@ -13,6 +13,7 @@ normally. Faults:
 ``401``     401 whose error message echoes the key it was sent
 ``reset``   reads the request, then resets the connection (TCP RST)
 ``page``    200 with a web page (a ``base_url`` pointing at a site; ``page:json``: labelled JSON)
+``cut``     200 with a JSON body cut short (complete as HTTP, broken as JSON)
 ``error200`` 200 with a JSON error naming the model (``error200:NNN``: with code NNN)
 ``NNN``     any other HTTP status (403, 404, 400 ...) with a JSON error
 ==========  =============================================================
@@ -127,6 +128,9 @@ class FaultServer(LoopbackServer):
             h.send_header("content-length", str(len(page)))
             h.end_headers()
             h.wfile.write(page.encode())
+        elif kind == "cut":
+            body = completion(f"pong {number}", False, request)
+            self.send(h, 200, body[: len(body) // 2], False)
         elif kind == "error200":  # a gateway that reports a failure with HTTP 200
             error = {"message": f"The model `{request.get('model')}` does not exist"}
             if arg:

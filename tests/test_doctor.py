@@ -263,6 +263,12 @@ def test_a_web_page_with_http_200_is_not_a_working_model(home, server, fault):
     assert "LLM_BASE_URL" in finding.fix
 
 
+def test_json_cut_short_is_a_broken_reply_not_a_wrong_url(home, server):
+    finding = ping(server, "cut")
+    assert finding.level == "fail" and "JSONDecodeError" in finding.message
+    assert finding.fix == tr("doctor.ping.status_fix")
+
+
 @pytest.mark.parametrize(
     "fault, in_fix", [("error200", "--ping"), ("error200:404", "LLM_MODEL")], ids=["no-code", "404"]
 )

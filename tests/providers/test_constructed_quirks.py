@@ -792,6 +792,15 @@ def test_a_web_page_labelled_json_is_named_by_its_title():
     assert tr("model.not_json", detail="502 Bad Gateway") in result.warnings[-1]
 
 
+def test_broken_json_labelled_json_is_not_blamed_on_base_url():
+    """A JSON body cut short is a broken reply from the API itself, not a page:
+    the parser's own words, not "check base_url" (constructed)."""
+    document = json.dumps(completion({"role": "assistant", "content": "好了"}))
+    result = run_with(framed("application/json", document[:60]))
+    assert result.stop_reason == "model_error"
+    assert "JSONDecodeError" in result.warnings[-1] and "base_url" not in result.warnings[-1]
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
 def test_a_web_page_instead_of_the_api_is_named_and_not_retried(stream):
     """A base_url pointing at a site, not its API: HTTP 200 and a page."""
