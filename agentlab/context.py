@@ -9,12 +9,13 @@ model buried in 30 steps of logs starts to forget its first instructions.
   (errors, failures, tracebacks); long lists keep their first items and say
   how many were left out; objects with many or big fields share the room
   fairly; very deep nesting is summarised. The result stays valid JSON, uses
-  the room it is given, and carries a ``"truncated"`` note saying how much
-  was removed and where the full output was saved.
+  the room it is given, and carries a ``"truncated"`` note saying how long
+  the full output was and where it was saved; a cut text says in its own
+  marker how many characters it lost.
 - **Folding** (:func:`fold_history`): tool messages of finished steps older
   than the last ``keep_steps`` are replaced by one-line conclusions
-  (``read_text(meeting.md) -> ok``). Their full content stays in the run's
-  ``tool_results`` and trace.
+  (``[folded] read_text({"rel_path":"meeting.md"}) -> ok (…)``). Their full
+  content stays in the run's ``tool_results`` and trace.
 
 Both change only what the model is sent; nothing here decides to stop.
 """
@@ -45,9 +46,12 @@ def fit_result(
 ) -> tuple[str, int]:
     """``result`` as JSON text of at most ``max_chars`` characters, and how many went.
 
-    Example: a 52,630-character build log with ``max_chars=3000`` comes back
-    as about 3,000 characters of JSON: the log's first and last lines, its
-    ERROR lines, and ``"truncated": "…removed 49,7xx of 52,630 characters…"``.
+    Example: a result holding a 60,686-character build log, with
+    ``max_chars=3000``, comes back as just under 3,000 characters of JSON:
+    the log's first and last lines, its ERROR lines and a marker in the text
+    (``…[truncated: removed 58078 of 60686 characters, kept 4 key line(s)]``),
+    plus ``"truncated"``: how long the whole result was (62,257 characters)
+    and where it was saved.
     """
     full = dumps(result)
     if len(full) <= max_chars:
