@@ -31,7 +31,8 @@ Around the loop, for the chapters and the people who run them:
 - ``explorer.py``     the interactive cap explorer (altair);
 - ``exercises/``      the chapters' exercises and their checker;
 - ``otel.py``         a run's trace as OpenTelemetry spans;
-- ``doctor.py``, ``cli.py``  ``agentlab doctor`` / ``run`` / ``trace`` from a shell;
+- ``doctor.py``, ``cli.py``  ``agentlab run`` / ``demo`` / ``sweep`` / ``doctor`` /
+  ``trace`` from a shell;
   ``cli_parser.py`` argparse in the course's language.
 
 Importing ``agentlab`` does not import pandas or matplotlib.

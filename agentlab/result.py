@@ -274,9 +274,10 @@ class RunState:
 
         The warnings are those raised along the way, then the stop message,
         then (for an answer given right after a failed tool call) which calls
-        failed, then a trace that could not be written or a listener that
-        broke. ``partial_answer`` is what the model summed up when the budget
-        ran out (``Budget(wrap_up=True)``).
+        failed, then (after a wrap-up) that the partial answer is no answer,
+        then a trace that could not be written or a listener that broke.
+        ``partial_answer`` is what the model summed up when the budget ran
+        out (``Budget(wrap_up=True)``).
         """
         outcome = "completed" if self.verified else classify(stop.reason, self.tool_results)
         warnings = list(self.warnings)
