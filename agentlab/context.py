@@ -46,12 +46,13 @@ def fit_result(
 ) -> tuple[str, int]:
     """``result`` as JSON text of at most ``max_chars`` characters, and how many went.
 
-    Example: a result holding a 60,686-character build log, with
-    ``max_chars=3000``, comes back as just under 3,000 characters of JSON:
-    the log's first and last lines, its ERROR lines and a marker in the text
-    (``…[truncated: removed 58078 of 60686 characters, kept 4 key line(s)]``),
-    plus ``"truncated"``: how long the whole result was (62,257 characters)
-    and where it was saved.
+    Example: the ``huge_output`` fault tool's result (``faults.py``: 52,630
+    characters of JSON around a 51,064-character build log) with
+    ``max_chars=3000`` comes back as 2,989 characters (49,641 went): the
+    log's first and last lines, its two ERROR lines and a marker in the text
+    (``…[truncated: removed 48450 of 51064 characters, kept 2 key line(s)]``),
+    plus ``"truncated"`` saying the output was 52,630 characters long and
+    where it was saved.
     """
     full = dumps(result)
     if len(full) <= max_chars:
