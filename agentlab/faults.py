@@ -122,7 +122,8 @@ def fault_tools(hang_seconds: float = 30.0) -> tuple[ToolRegistry, HangingTool]:
 
 @dataclass(frozen=True)
 class _HangIsolated:
-    """Picklable stand-in for ``sleep_for(seconds)``, so "spawn" can send it."""
+    """Picklable stand-in for ``sleep_for(seconds)``: every isolated call is pickled
+    to reach its child (fork server or spawn), and a lambda cannot be."""
 
     seconds: float
 
