@@ -119,7 +119,8 @@ class TokenGuard(Guard):
         return None
 
     def last_step(self, run: RunState) -> Stop | None:
-        # The history only grows: the next request costs at least what the last one did.
+        # The history grows, so the next request costs about what the last one did or
+        # more (less only after fold_after_steps folded old results: then it is a guess).
         if run.tokens + run.last_turn_tokens >= self.max_tokens:
             return Stop("max_tokens", tr("guard.max_tokens", used=run.tokens, cap=self.max_tokens))
         return None

@@ -180,7 +180,8 @@ class RunState:
     model_requests: int = 0
     tokens: int = 0
     last_turn_tokens: int = 0
-    """Tokens of the most recent model request (the next one costs at least as much)."""
+    """Tokens of the most recent model request (the next one, carrying a longer
+    history, costs about as much or more, unless old steps were folded)."""
     tool_results: list[ToolRecord] = field(default_factory=list)
     call_ids: set[str] = field(default_factory=set)
     """Every tool call id so far: a repeated one would make the history ambiguous."""
