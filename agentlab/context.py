@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # result.py imports this module: the type is for readers and 
 
 KEY_LINE = re.compile(r"error|fail|exception|traceback|fatal|错误|失败|异常", re.IGNORECASE)
 MIN_OUTPUT_CHARS = 200  # below this not even a status and a note fit
-MAX_DEPTH = 6  # deeper than this, a value is summarised
+MAX_DEPTH = 6  # from this depth on, a value too big for its room is summarised, not cut
 
 
 def dumps(value: Any) -> str:
