@@ -2,7 +2,8 @@
 
 Follow one run through these modules, in this order (the sales analyst's
 run, non-streamed and going well, enters only the first seven, besides the
-model client and the tool; a failing tool adds ``failures.py``):
+model client and the tool; a failing tool adds ``failures.py``, and any
+message a person reads ``i18n.py``):
 
 - ``loop.py``         ``run_agent``: ask, run tools, repeat, within budget
                       (``minimal_loop.py`` is the same loop with only a step cap);
