@@ -2,7 +2,8 @@
 
 Follow one run through these modules, in this order (the sales analyst's
 run, non-streamed and going well, enters only the first seven, besides the
-model client and the tool; a failing tool adds ``failures.py``):
+model client and the tool; a failing tool adds ``failures.py``, and any
+message a person reads ``i18n.py``):
 
 - ``loop.py``         ``run_agent``: ask, run tools, repeat, within budget
                       (``minimal_loop.py`` is the same loop with only a step cap);
@@ -31,7 +32,8 @@ Around the loop, for the chapters and the people who run them:
 - ``explorer.py``     the interactive cap explorer (altair);
 - ``exercises/``      the chapters' exercises and their checker;
 - ``otel.py``         a run's trace as OpenTelemetry spans;
-- ``doctor.py``, ``cli.py``  ``agentlab doctor`` / ``run`` / ``trace`` from a shell;
+- ``doctor.py``, ``cli.py``  ``agentlab run`` / ``demo`` / ``sweep`` / ``doctor`` /
+  ``trace`` from a shell;
   ``cli_parser.py`` argparse in the course's language.
 
 Importing ``agentlab`` does not import pandas or matplotlib.

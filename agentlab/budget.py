@@ -18,8 +18,10 @@ limits (repeats, no progress) stop runs that go round in circles cheaply.
 The limit lives in host code, not in the prompt: a model told "do not loop"
 can still loop, a guard cannot be talked out of its number.
 
-Only the step cap and output truncation are on by default; chapter 03
-switches the rest on (see :meth:`Budget.seed_table`).
+Only the step cap and output truncation are on by default; the chapters
+switch the rest on one at a time (chapter 02 the calls per turn, chapter 03
+the seed's failure budgets, :meth:`Budget.seed_table`, then tokens and the
+wrap-up).
 """
 
 from __future__ import annotations
@@ -117,7 +119,8 @@ class TokenGuard(Guard):
         return None
 
     def last_step(self, run: RunState) -> Stop | None:
-        # The history only grows: the next request costs at least what the last one did.
+        # The history grows, so the next request costs about what the last one did or
+        # more (less only after fold_after_steps folded old results: then it is a guess).
         if run.tokens + run.last_turn_tokens >= self.max_tokens:
             return Stop("max_tokens", tr("guard.max_tokens", used=run.tokens, cap=self.max_tokens))
         return None

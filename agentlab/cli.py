@@ -19,6 +19,10 @@
   page (no network needed to read it) and prints where it wrote it.
 
 Bad arguments print one line and exit with code 2.
+
+This module only parses arguments, picks a client and tools, and prints: the
+runs are ``run_agent``'s, the sweep and its charts ``experiments.py``'s and
+``report.py``'s, the checks ``doctor.py``'s, the page ``display.py``'s.
 """
 
 from __future__ import annotations

@@ -9,12 +9,13 @@ model buried in 30 steps of logs starts to forget its first instructions.
   (errors, failures, tracebacks); long lists keep their first items and say
   how many were left out; objects with many or big fields share the room
   fairly; very deep nesting is summarised. The result stays valid JSON, uses
-  the room it is given, and carries a ``"truncated"`` note saying how much
-  was removed and where the full output was saved.
+  the room it is given, and carries a ``"truncated"`` note saying how long
+  the full output was and where it was saved; a cut text says in its own
+  marker how many characters it lost.
 - **Folding** (:func:`fold_history`): tool messages of finished steps older
   than the last ``keep_steps`` are replaced by one-line conclusions
-  (``read_text(meeting.md) -> ok``). Their full content stays in the run's
-  ``tool_results`` and trace.
+  (``[folded] read_text({"rel_path":"meeting.md"}) -> ok (…)``). Their full
+  content stays in the run's ``tool_results`` and trace.
 
 Both change only what the model is sent; nothing here decides to stop.
 """
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # result.py imports this module: the type is for readers and 
 
 KEY_LINE = re.compile(r"error|fail|exception|traceback|fatal|错误|失败|异常", re.IGNORECASE)
 MIN_OUTPUT_CHARS = 200  # below this not even a status and a note fit
-MAX_DEPTH = 6  # deeper than this, a value is summarised
+MAX_DEPTH = 6  # from this depth on, a value too big for its room is summarised, not cut
 
 
 def dumps(value: Any) -> str:
@@ -45,9 +46,13 @@ def fit_result(
 ) -> tuple[str, int]:
     """``result`` as JSON text of at most ``max_chars`` characters, and how many went.
 
-    Example: a 52,630-character build log with ``max_chars=3000`` comes back
-    as about 3,000 characters of JSON: the log's first and last lines, its
-    ERROR lines, and ``"truncated": "…removed 49,7xx of 52,630 characters…"``.
+    Example: the ``huge_output`` fault tool's result (``faults.py``: 52,630
+    characters of JSON around a 51,064-character build log) with
+    ``max_chars=3000`` comes back as 2,989 characters (49,641 went): the
+    log's first and last lines, its two ERROR lines and a marker in the text
+    (``…[truncated: removed 48450 of 51064 characters, kept 2 key line(s)]``),
+    plus ``"truncated"`` saying the output was 52,630 characters long and
+    where it was saved.
     """
     full = dumps(result)
     if len(full) <= max_chars:

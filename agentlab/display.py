@@ -23,7 +23,8 @@ Deliberately:
 
 Labels go through :func:`agentlab.i18n.tr` (Chinese by default); the codes
 (``stop_reason``, ``outcome``, error ``code``) are shown as they are.
-This module draws; it never runs anything and reads no file.
+This module draws; it never runs anything and reads no file itself
+(``run_view.events_of`` reads the trace of a result that has no ``events``).
 """
 
 from __future__ import annotations

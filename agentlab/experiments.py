@@ -28,6 +28,10 @@ tokens per completed task. Charts for these live in ``report.py``.
 :func:`smallest_cap` reads the smallest cap that reaches a completion-rate
 target off such a summary; :func:`bootstrap_caps` and :func:`cap_interval`
 say how much that answer would move with another sample of tasks.
+
+It does not draw (``report.py``, ``explorer.py``) and adds nothing to the
+loop: every run is a plain ``run_agent`` call with a scripted client and
+``trace_dir=False``.
 """
 
 from __future__ import annotations

@@ -98,7 +98,8 @@ def cap_explorer(
 
     ``results`` is :func:`~agentlab.experiments.sweep`'s table (``summary``,
     if given, is used as it is). The slider starts at ``initial_cap``, by
-    default the smallest cap that completes 95% of the tasks that can complete.
+    default the smallest cap that completes 95% of the tasks that can complete
+    (the largest cap of the sweep when none does).
     """
     mix, curve = explorer_data(results, summary)
     caps = curve["cap"].tolist()

@@ -7,14 +7,14 @@ tools (in :func:`fault_tools`)
     ``always_fails``      the same error on every call
     ``same_result``       ``ok`` with the same data on every call
     ``permission_denied`` a policy refusal
-    ``huge_output``       a 60 000-character log with a few error lines in it
+    ``huge_output``       a 51 000-character log with two error lines in it
     ``hang``              sleeps far past any deadline, ignoring cancellation
                           (in-process: it keeps running after the run gives up)
     ``hang_isolated``     the same, declared isolated: it runs in a child
                           process that is killed when the time is up
 
 models (policies for :class:`~agentlab.clients.ScriptedClient`)
-    :func:`keeps_calling`  the same call forever, spelled differently each time
+    :func:`keeps_calling`  the same call forever, in three spellings in turn
     :func:`wanders`        a new argument every time, never a repeat
     :func:`flaky`          HTTP errors first (a gateway's 429), then a policy
     ``[Hang(s)]``          a model that goes quiet (see ``clients.Hang``)
@@ -122,7 +122,8 @@ def fault_tools(hang_seconds: float = 30.0) -> tuple[ToolRegistry, HangingTool]:
 
 @dataclass(frozen=True)
 class _HangIsolated:
-    """Picklable stand-in for ``sleep_for(seconds)``, so "spawn" can send it."""
+    """Picklable stand-in for ``sleep_for(seconds)``: every isolated call is pickled
+    to reach its child (fork server or spawn), and a lambda cannot be."""
 
     seconds: float
 
@@ -135,8 +136,8 @@ def keeps_calling(
 ) -> Callable[[Conversation], Turn]:
     """A model that asks for the same call on every turn, never answering.
 
-    It varies the spelling (key order, JSON whitespace, ``./`` before a
-    path), which a repeat detector must see through.
+    It cycles through three spellings (as written; keys reversed with JSON
+    whitespace; ``./`` before a path), which a repeat detector must see through.
     """
     arguments = arguments or {}
 

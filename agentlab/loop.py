@@ -79,6 +79,13 @@ def run_agent(
 ) -> RunResult:
     """Run ``task`` to an ending: answered, out of budget, or failed.
 
+    - ``budget``: every limit of the run (default ``Budget()``: only the step
+      cap and output truncation); ``model`` and ``system_prompt`` go into
+      every request as they are.
+    - ``task_id`` names the run and its trace folder: 1 to 64 word characters,
+      ``.``, ``_`` or ``-`` (default: 12 random hex digits). A bad one, a
+      ``tools`` that is not a ``ToolRegistry`` or a bad ``permission_errors``
+      or ``fold_after_steps`` raises at once: a caller's mistake, not the run's.
     - ``stream=True`` streams each request; text deltas go to ``on_text`` as
       they arrive (printed by default, ``None`` keeps quiet; with a real API
       key, cleaned of it, a few characters behind); a thinking

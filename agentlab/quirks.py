@@ -1,7 +1,7 @@
 """What real providers send beyond the plain OpenAI shape, read into it.
 
 The plain shape is ``content`` (a string or null) and ``tool_calls``. Real
-services add to it (``tests/providers/`` keeps their recorded replies):
+services add to it (``agentlab/data/providers/`` keeps their recorded replies):
 
 - **reasoning** (a model's thinking) in a field of their own:
   ``reasoning_content`` (DeepSeek, Qwen, xAI, vLLM), ``reasoning`` (Groq

@@ -292,7 +292,8 @@ def request_turn(
 ) -> ModelTurn | ModelFailure:
     """Make one chat-completions request; with ``stream=True`` text goes to
     ``on_text`` and reasoning to ``on_reasoning`` as they arrive, and the turn
-    keeps the tool-call fragments."""
+    keeps the tool-call fragments. ``timeout`` (seconds) is handed to the SDK,
+    so the HTTP layer gives up too. Never raises: a failure is returned."""
     try:
         reply = post_chat(client, request_body(model, messages, tools, stream), timeout)
         if isinstance(reply, str):  # the SDK hands back a body it could not read as JSON

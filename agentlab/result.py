@@ -180,7 +180,8 @@ class RunState:
     model_requests: int = 0
     tokens: int = 0
     last_turn_tokens: int = 0
-    """Tokens of the most recent model request (the next one costs at least as much)."""
+    """Tokens of the most recent model request (the next one, carrying a longer
+    history, costs about as much or more, unless old steps were folded)."""
     tool_results: list[ToolRecord] = field(default_factory=list)
     call_ids: set[str] = field(default_factory=set)
     """Every tool call id so far: a repeated one would make the history ambiguous."""
@@ -274,9 +275,10 @@ class RunState:
 
         The warnings are those raised along the way, then the stop message,
         then (for an answer given right after a failed tool call) which calls
-        failed, then a trace that could not be written or a listener that
-        broke. ``partial_answer`` is what the model summed up when the budget
-        ran out (``Budget(wrap_up=True)``).
+        failed, then (after a wrap-up) that the partial answer is no answer,
+        then a trace that could not be written or a listener that broke.
+        ``partial_answer`` is what the model summed up when the budget ran
+        out (``Budget(wrap_up=True)``).
         """
         outcome = "completed" if self.verified else classify(stop.reason, self.tool_results)
         warnings = list(self.warnings)

@@ -8,7 +8,8 @@ usually carries its ``index``, ``id`` and name, later ones carry pieces of
 the JSON arguments, cut anywhere (even mid-string).
 
 :class:`ToolCallAssembler` joins them with one rule that covers what real
-providers do (``tests/providers/`` has their recordings):
+providers do (``agentlab/data/providers/`` has their recordings, replayed
+by ``tests/providers/``):
 
 1. *Which call does a fragment continue?* The one with the same ``index``;
    without an index, the one with the same ``id``; without either, the call
@@ -181,8 +182,8 @@ def as_text(value: Any) -> str:
     """A field that should be a string, as one: missing is ``""``, and JSON
     values (some services send the arguments as an object) become JSON text.
 
-    The same as ``request.as_text``, kept here so that a run without
-    streaming never has to open this module."""
+    ``request.py`` keeps its own copy (``request.as_text``) so that a run
+    without streaming never enters this module (``tests/test_reading_path.py``)."""
     if isinstance(value, str):
         return value
     return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)

@@ -1,7 +1,7 @@
 """How long does ``make test`` take on a warm .venv? (goal P6: <= 90 s)
 
-Runs ``make test`` once to make sure .venv is set up (not timed), then once
-more timed, and prints the wall time and pytest's own summary line.
+Runs ``make test`` once untimed if .venv is not set up yet, then once
+timed, and prints the wall time and pytest's own summary line.
 
     .venv/bin/python benchmarks/suite_time.py
 """

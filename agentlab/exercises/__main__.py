@@ -5,8 +5,9 @@
   starter code as committed in the notebook (must say "not done yet") and
   on each plausible wrong answer (must say "not right", each with its own
   message). It prints the verdicts that went wrong (``--verbose``: every
-  verdict) and a summary; the exit status is 1 if any check misjudged, so
-  ``make test`` fails when a check or a reference drifts.
+  verdict; ``--chapter 03``: one chapter's exercises only) and a summary;
+  the exit status is 1 if any check misjudged, so ``make test`` fails when a
+  check or a reference drifts.
 """
 
 from __future__ import annotations

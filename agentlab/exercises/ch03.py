@@ -466,8 +466,9 @@ prediction_abandon = {
 
 @functools.lru_cache(maxsize=1)
 def abandon_runs() -> tuple[tuple[str, Any], ...]:
-    """Both hanging-tool runs, once per process: the isolated one spawns a child (~0.5 s),
-    and what it shows does not change between calls."""
+    """Both hanging-tool runs, once per process: each waits out its budget (0.1 s,
+    0.3 s), the isolated one may start the fork server first (``isolation.py``),
+    and what they show does not change between calls."""
     faults, hanging = fault_tools(hang_seconds=1.0)
     in_process = run_agent(
         "x",

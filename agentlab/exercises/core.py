@@ -105,7 +105,7 @@ class TimeUp(BaseException):
 class Runaway(BaseException):
     """A scripted model was asked more often than any correct answer would ask.
 
-    Raised by the check's own scripted models (see :func:`runaway_guard`);
+    Raised by the check's own scripted models (see :func:`~agentlab.exercises.loops.runaway_guard`);
     like :class:`TimeUp` it passes through ``except Exception`` and through
     the openai SDK, so a loop without a cap cannot keep going.
     """

@@ -1,13 +1,13 @@
 """Running a student's agent loop against scripted scenarios, and saying what is off.
 
 The minbpe move: each scenario is run twice on fresh clients and sandboxes,
-once with the student's loop and once with :func:`agentlab.minimal_loop`,
-the reference. The scripted models decide from the history they receive, so
-as long as the student's history matches the reference's, both get the same
-replies. The first request whose history differs is then explained in
-words: an ``assistant`` message missing, a ``tool`` message before its
-``assistant``, a ``tool_call_id`` missing or unanswered, one request too
-many, no cap at all.
+once with the student's loop and once with the reference,
+:func:`agentlab.minimal_loop.minimal_loop`. The scripted models decide from
+the history they receive, so as long as the student's history matches the
+reference's, both get the same replies. The first request whose history
+differs is then explained in words: an ``assistant`` message missing, a
+``tool`` message before its ``assistant``, a ``tool_call_id`` missing or
+unanswered, one request too many, no cap at all.
 
 The scripted models here are guarded: after :data:`RUNAWAY_AFTER` requests
 more than the scenario's cap they raise :class:`~agentlab.exercises.core.Runaway`,

@@ -182,7 +182,9 @@ class ToolRun:
 
     result: ToolResult
     late: bool = False
-    """The call did not return in time (abandoned, or killed if isolated)."""
+    """The run's time ran out during the call: it was abandoned, killed (isolated),
+    or, where no thread can start, finished late. Running out of the tool's own
+    ``timeout`` is not late: that is a ``TIMEOUT`` result and the run goes on."""
     process: dict[str, Any] | None = None
     """Isolated tools: ``pid``, ``exitcode``, ``killed`` and ``killed_by`` (``SIGKILL``,
     or ``TerminateProcess`` on Windows) of the child process."""

@@ -7,7 +7,8 @@ defence, both here.
 **First, the check.** Every path a tool touches goes through
 :func:`resolve_inside`, which refuses:
 
-- anything that is not a non-empty string, or holds a NUL byte;
+- anything that is not a non-empty string, holds a NUL byte, or cannot be
+  written as UTF-8 (a lone surrogate);
 - absolute paths (``/etc/passwd``, ``C:\\x``) and backslashes (``..\\x`` on
   Windows-style paths; we only speak ``/``); on Windows also colons (``a:b``
   names a hidden stream there) and device names (``CON``, ``NUL``);
@@ -38,8 +39,9 @@ The root itself is trusted: it is the folder the developer chose, taken as
 it is (links and all) on every call. Hard links are not detected: a file
 with a second name outside is the same file (the tools never create links).
 
-This module does not read or write anything itself beyond opening and
-listing; what a file means is each tool's business.
+This module does not read or write any file itself: it opens, lists, and
+(for a write, when asked) creates the folders on the way; what a file means
+is each tool's business.
 """
 
 from __future__ import annotations
