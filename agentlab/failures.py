@@ -31,7 +31,8 @@ and no-progress guards bound how often.
 A model request can also fail inside a reply that arrived: an error event in
 a stream, an error body sent with HTTP 200, or a ``finish_reason`` such as
 ``content_filter`` (:data:`FINISH_FAILURES`). Running out of credit
-(``insufficient_quota``) comes as a 429 but is not retried.
+(``insufficient_quota``, Moonshot's and Zhipu's own names for it) comes as a
+429 or a 403 but is not retried, and is not blamed on the key.
 
 Tool error codes are mapped by :data:`TOOL_ERROR_CLASSES`; a code not listed
 is treated as ``invalid_input`` (feed it back, do not retry). Retrying a
@@ -297,8 +298,11 @@ TOOL_ERROR_CLASSES = {
     "TESTS_FAILED": "logic",
 }
 TRANSIENT_STATUS = frozenset({408, 409, 429})
-NOT_RETRIED_CODES = frozenset({"insufficient_quota"})
-"""Out of credit: OpenAI sends it with a 429, but no retry will help."""
+NOT_RETRIED_CODES = frozenset({"insufficient_quota", "exceeded_current_quota_error", "1113"})
+"""Out of credit, whatever the status says: no retry will help. OpenAI sends
+``insufficient_quota`` with a 429; Moonshot ``exceeded_current_quota_error``
+(its ``type``) with a 403 or a 429; Zhipu its business code ``"1113"``
+(余额不足或无可用资源包) with a 429."""
 
 FINISH_FAILURES = {
     "content_filter": "blocked",  # OpenAI, Azure: the provider's moderation stopped the reply

@@ -297,6 +297,31 @@ def test_out_of_credit_is_not_retried_and_says_to_check_billing():
     assert "账户额度或余额用完了" in result.warnings[-1]
 
 
+@pytest.mark.parametrize(
+    "name", ["zhipu/insufficient-balance-1113-429", "moonshot/exceeded-current-quota-403"]
+)
+def test_an_empty_balance_is_not_retried_and_says_to_check_billing(name):
+    """Zhipu says it with a 429 and business code ``1113``; Moonshot with a 403 and
+    ``type: exceeded_current_quota_error``. Neither is a rate limit nor a bad key."""
+    t = CORPUS[name]
+    result, server = run_once(t, retries=3, then=final_answer(CLOSING))
+    assert (result.stop_reason, len(server.requests)) == ("model_error", 1)
+    assert explanation_in(t) in result.warnings[-1]
+    assert "账户额度或余额用完了" in result.warnings[-1]
+    assert "API Key" not in result.warnings[-1]  # the key works: the account is empty
+
+
+def test_chinese_providers_errors_keep_their_own_words():
+    """SiliconFlow's flat ``{"code": 20012, "message"}`` and Moonshot's type-only 401
+    end the run at once, with the provider's message and the status."""
+    missing, server = run_once(CORPUS["siliconflow/model-does-not-exist-400"], retries=3)
+    assert (missing.stop_reason, len(server.requests)) == ("model_error", 1)
+    assert "HTTP 400：Model does not exist. Please check it carefully." in missing.warnings[-1]
+    refused, server = run_once(CORPUS["moonshot/invalid-authentication-401"], retries=3)
+    assert len(server.requests) == 1 and "Invalid Authentication" in refused.warnings[-1]
+    assert "API Key" in refused.warnings[-1]
+
+
 def test_a_gateway_page_is_named_by_its_title_not_pasted_whole():
     result = run_once(CORPUS["gateway/nginx-502-html"])[0]
     assert "HTTP 502：502 Bad Gateway" in result.warnings[-1]
