@@ -660,6 +660,20 @@ def test_an_error_body_with_http_200_counts_its_own_code():
     assert tr("model.error_body", detail="") in alone.warnings[-1]
 
 
+@pytest.mark.parametrize("code", [1000, 1001, 1002, 1024, 1033])
+def test_minimax_codes_its_docs_say_to_try_again_are_retried(code):
+    """MiniMax's error-code page (platform.minimaxi.com/docs/api-reference/errorcode:
+    1000 未知错误, 1001 请求超时, 1002 请求频率超限, 1024 内部错误, 1033 系统错误, each
+    "请稍后再试"). The body is the recorded minimax/plan-not-support-model-200 with its
+    ``base_resp`` replaced; every other code is not retried (that transcript's 2061)."""
+    body = {"id": "constructed", "choices": None, "created": 0, "model": "m"}
+    body |= {"object": "chat.completion", "base_resp": {"status_code": code, "status_msg": "x"}}
+    result = run_with(body, ANSWER, retries=1)
+    assert (result.outcome, result.model_requests) == ("completed", 2)
+    alone = run_with(body)
+    assert "transient" in alone.warnings[-1] and f"{code}" in alone.warnings[-1]
+
+
 def test_a_reply_that_arrived_and_failed_still_counts_its_tokens():
     """The provider bills a filtered reply: max_tokens must see it."""
     filtered = completion({"role": "assistant", "content": "销售额是"}, "content_filter")
