@@ -558,6 +558,23 @@ def test_a_value_nested_thousands_deep_in_any_field_ends_in_a_run_result(place):
     assert_a_run_result(run_on_reply(reply))
 
 
+def test_kimi_usage_inside_the_finishing_choice_is_counted():
+    """Moonshot (Kimi) streams its usage inside ``choices[0].usage``, beside
+    ``finish_reason``, not at the top of the chunk (earendil-works/pi issue 2017; the
+    same shape is kept in code comments the index could not tie to a repository).
+    Ignored, a Kimi run would report 0 tokens and a budget on tokens never trips."""
+    usage = {"prompt_tokens": 39, "completion_tokens": 211, "total_tokens": 250}
+    body = sse(
+        chunk({"role": "assistant", "content": "好了"}),
+        {
+            **chunk(finish="stop"),
+            "choices": [{**chunk(finish="stop")["choices"][0], "usage": usage}],
+        },
+    )
+    turn = turn_of(body)
+    assert (turn.tokens, turn.usage_reported) == (250, True)
+
+
 def test_a_finish_reason_in_a_chunk_without_delta_still_counts():
     final = chunk(finish="length")
     del final["choices"][0]["delta"]
