@@ -31,7 +31,8 @@ and no-progress guards bound how often.
 A model request can also fail inside a reply that arrived: an error event in
 a stream, an error body sent with HTTP 200, or a ``finish_reason`` such as
 ``content_filter`` (:data:`FINISH_FAILURES`). Running out of credit
-(``insufficient_quota``) comes as a 429 but is not retried.
+(``insufficient_quota``, Moonshot's and Zhipu's own names for it) comes as a
+429 or a 403 but is not retried, and is not blamed on the key.
 
 Tool error codes are mapped by :data:`TOOL_ERROR_CLASSES`; a code not listed
 is treated as ``invalid_input`` (feed it back, do not retry). Retrying a
@@ -61,8 +62,8 @@ class ModelFailure:
     kind: str
     """``http_status``, ``connection``, ``timeout``, ``bad_reply``; ``stream_error``
     (an error event inside a stream), ``empty_stream`` (a stream with nothing in
-    it), ``error_body`` (a 200 reply holding only an error), ``service_error`` or
-    ``blocked`` (what its ``finish_reason`` said)."""
+    it), ``error_body`` (a 200 reply holding only an error), ``base_resp`` (the same,
+    MiniMax's way), ``service_error`` or ``blocked`` (what its ``finish_reason`` said)."""
     message: str
     status_code: int | None = None
     """The HTTP status, or for ``error_body`` the numeric code the body gave."""
@@ -277,6 +278,15 @@ def _readable(text: str) -> str | None:
     return text or None
 
 
+def base_resp_failure(base_resp: dict[str, Any]) -> ModelFailure:
+    """MiniMax's way to fail: HTTP 200, ``choices: null`` and ``base_resp:
+    {"status_code": 2061, "status_msg": "..."}``. Its code is MiniMax's, not an HTTP
+    status, so it is kept as the error's name."""
+    code = str(base_resp.get("status_code"))
+    detail = f"{base_resp.get('status_msg') or ''} (base_resp.status_code={code})".strip()
+    return ModelFailure("base_resp", tr("model.error_body", detail=detail), code=code)
+
+
 def _json_or_text(value: Any) -> Any:
     if isinstance(value, str):
         try:
@@ -297,8 +307,16 @@ TOOL_ERROR_CLASSES = {
     "TESTS_FAILED": "logic",
 }
 TRANSIENT_STATUS = frozenset({408, 409, 429})
-NOT_RETRIED_CODES = frozenset({"insufficient_quota"})
-"""Out of credit: OpenAI sends it with a 429, but no retry will help."""
+NOT_RETRIED_CODES = frozenset({"insufficient_quota", "exceeded_current_quota_error", "1113"})
+"""Out of credit, whatever the status says: no retry will help. OpenAI sends
+``insufficient_quota`` with a 429; Moonshot ``exceeded_current_quota_error``
+(its ``type``) with a 403 or a 429; Zhipu its business code ``"1113"``
+(余额不足或无可用资源包) with a 429."""
+
+MINIMAX_RETRIED_CODES = frozenset({"1000", "1001", "1002", "1024", "1033"})
+"""MiniMax ``base_resp`` codes whose documented fix is 请稍后再试 (try again later):
+unknown error, timeout, rate limit, internal error, system error. Its error-code
+page (platform.minimaxi.com/docs/api-reference/errorcode)."""
 
 FINISH_FAILURES = {
     "content_filter": "blocked",  # OpenAI, Azure: the provider's moderation stopped the reply
@@ -323,6 +341,8 @@ def model_failure_class(failure: ModelFailure) -> str:
         return "permission"  # the account may not use the service now
     if failure.kind in ("timeout", "connection", "stream_error", "service_error", "empty_stream"):
         return "transient"
+    if failure.kind == "base_resp":  # MiniMax's docs name the codes worth another try
+        return "transient" if failure.code in MINIMAX_RETRIED_CODES else "invalid_input"
     if failure.kind == "error_body" and failure.status_code is None:
         return "transient"  # the reply had begun (HTTP 200) when the service failed
     if failure.kind == "blocked":

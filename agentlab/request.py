@@ -50,6 +50,7 @@ from .failures import (
     FINISH_FAILURES,
     KNOWN_FINISH_REASONS,
     ModelFailure,
+    base_resp_failure,
     error_code,
     error_detail,
     failure_from,
@@ -435,9 +436,12 @@ def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
     """Read text, reasoning, tool calls and usage out of a parsed ``ChatCompletion``."""
     choices = getattr(response, "choices", None)
     if not choices:
-        error = (getattr(response, "model_extra", None) or {}).get("error")
-        if error:  # OpenRouter: a failure after the reply began still comes as HTTP 200
-            return _error_in_body(error)
+        extra = getattr(response, "model_extra", None) or {}
+        if extra.get("error"):  # OpenRouter: a failure after the reply began still comes as 200
+            return _error_in_body(extra["error"])
+        base_resp = extra.get("base_resp")
+        if isinstance(base_resp, dict) and base_resp.get("status_code"):  # MiniMax, also a 200
+            return base_resp_failure(base_resp)
         return ModelFailure("bad_reply", tr("model.no_choices"))
     message = choices[0].message
     tool_calls = message.tool_calls or []

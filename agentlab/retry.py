@@ -44,10 +44,10 @@ def retry_wait(
     if kind != "transient" or attempt >= budget.max_retries:
         attempts = tr("model.attempts", n=attempt + 1) if attempt else ""
         message = tr("model.failed", kind=kind, attempts=attempts, detail=failure.message)
-        if failure.status_code in (401, 403):
-            message += tr("model.check_key")
-        elif failure.code in NOT_RETRIED_CODES:
+        if failure.code in NOT_RETRIED_CODES:  # first: Moonshot says it with a 403
             message += tr("model.check_quota")
+        elif failure.status_code in (401, 403):
+            message += tr("model.check_key")
         return Stop("model_error", message)
     wait = max(budget.retry_backoff_s * 2**attempt, failure.retry_after or 0.0)
     left = deadline.remaining()

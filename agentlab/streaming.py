@@ -48,6 +48,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from openai.types import CompletionUsage
+
 from . import quirks
 from .failures import SECRET_PIECE_CHARS, key_runs, without_secret
 from .i18n import tr
@@ -301,6 +303,16 @@ class StreamedReply:
     notes: tuple[str, ...] = ()
 
 
+def _usage_in(choice: Any) -> CompletionUsage | None:
+    """Moonshot (Kimi) puts a stream's usage inside the finishing choice,
+    ``choices[0].usage``, instead of beside the choices."""
+    found = (getattr(choice, "model_extra", None) or {}).get("usage")
+    if not isinstance(found, dict):
+        return None
+    counts = {key: found.get(key) for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    return CompletionUsage.model_construct(**counts)
+
+
 def read_stream(
     chunks: Iterable[Any],
     on_text: Callable[[str], None] | None,
@@ -326,9 +338,11 @@ def read_stream(
             show.text(answer)
 
     for number, chunk in enumerate(chunks):
+        choices = getattr(chunk, "choices", None)
         if getattr(chunk, "usage", None):
             usage = chunk.usage  # the last chunk carries it, when asked for
-        choices = getattr(chunk, "choices", None)
+        elif choices and _usage_in(choices[0]):
+            usage = _usage_in(choices[0])
         if not choices:
             continue
         finish_reason = getattr(choices[0], "finish_reason", None) or finish_reason

@@ -558,6 +558,23 @@ def test_a_value_nested_thousands_deep_in_any_field_ends_in_a_run_result(place):
     assert_a_run_result(run_on_reply(reply))
 
 
+def test_kimi_usage_inside_the_finishing_choice_is_counted():
+    """Moonshot (Kimi) streams its usage inside ``choices[0].usage``, beside
+    ``finish_reason``, not at the top of the chunk (earendil-works/pi issue 2017; the
+    same shape is kept in code comments the index could not tie to a repository).
+    Ignored, a Kimi run would report 0 tokens and a budget on tokens never trips."""
+    usage = {"prompt_tokens": 39, "completion_tokens": 211, "total_tokens": 250}
+    body = sse(
+        chunk({"role": "assistant", "content": "好了"}),
+        {
+            **chunk(finish="stop"),
+            "choices": [{**chunk(finish="stop")["choices"][0], "usage": usage}],
+        },
+    )
+    turn = turn_of(body)
+    assert (turn.tokens, turn.usage_reported) == (250, True)
+
+
 def test_a_finish_reason_in_a_chunk_without_delta_still_counts():
     final = chunk(finish="length")
     del final["choices"][0]["delta"]
@@ -658,6 +675,20 @@ def test_an_error_body_with_http_200_counts_its_own_code():
     alone = run_with(body)
     assert "Provider returned error (X: temporarily rate-limited upstream)" in alone.warnings[-1]
     assert tr("model.error_body", detail="") in alone.warnings[-1]
+
+
+@pytest.mark.parametrize("code", [1000, 1001, 1002, 1024, 1033])
+def test_minimax_codes_its_docs_say_to_try_again_are_retried(code):
+    """MiniMax's error-code page (platform.minimaxi.com/docs/api-reference/errorcode:
+    1000 未知错误, 1001 请求超时, 1002 请求频率超限, 1024 内部错误, 1033 系统错误, each
+    "请稍后再试"). The body is the recorded minimax/plan-not-support-model-200 with its
+    ``base_resp`` replaced; every other code is not retried (that transcript's 2061)."""
+    body = {"id": "constructed", "choices": None, "created": 0, "model": "m"}
+    body |= {"object": "chat.completion", "base_resp": {"status_code": code, "status_msg": "x"}}
+    result = run_with(body, ANSWER, retries=1)
+    assert (result.outcome, result.model_requests) == ("completed", 2)
+    alone = run_with(body)
+    assert "transient" in alone.warnings[-1] and f"{code}" in alone.warnings[-1]
 
 
 def test_a_reply_that_arrived_and_failed_still_counts_its_tokens():

@@ -217,6 +217,8 @@ def explanation_in(t: dict) -> str:
     if isinstance(body, str):
         return re.search(r"<title>(.*?)</title>", body).group(1)
     first = body[0] if isinstance(body, list) else body
+    if "base_resp" in first:  # MiniMax: HTTP 200, the outcome in base_resp
+        return first["base_resp"]["status_msg"]
     return (first.get("error") or first)["message"]
 
 
@@ -245,8 +247,10 @@ def test_an_error_ends_the_run_with_the_providers_explanation(name):
     assert result.model_requests == 1  # no retries were asked for
     assert explanation_in(t) in result.warnings[-1]
     assert [m["role"] for m in result.messages] == ["system", "user"]  # the history is kept
-    if not t["stream"]:
-        assert str(t["expect"]["error"]["status"]) in result.warnings[-1]
+    if not t["stream"]:  # the HTTP status, or the provider's own code sent with a 200
+        error = t["expect"]["error"]
+        named = error["code"] if error.get("in_body") else error["status"]
+        assert str(named) in result.warnings[-1]
 
 
 @pytest.mark.parametrize("name", UNUSABLE)
@@ -295,6 +299,31 @@ def test_out_of_credit_is_not_retried_and_says_to_check_billing():
     assert "insufficient_quota" not in result.warnings[-1]  # the message, not the code, is shown
     assert "You exceeded your current quota" in result.warnings[-1]
     assert "账户额度或余额用完了" in result.warnings[-1]
+
+
+@pytest.mark.parametrize(
+    "name", ["zhipu/insufficient-balance-1113-429", "moonshot/exceeded-current-quota-403"]
+)
+def test_an_empty_balance_is_not_retried_and_says_to_check_billing(name):
+    """Zhipu says it with a 429 and business code ``1113``; Moonshot with a 403 and
+    ``type: exceeded_current_quota_error``. Neither is a rate limit nor a bad key."""
+    t = CORPUS[name]
+    result, server = run_once(t, retries=3, then=final_answer(CLOSING))
+    assert (result.stop_reason, len(server.requests)) == ("model_error", 1)
+    assert explanation_in(t) in result.warnings[-1]
+    assert "账户额度或余额用完了" in result.warnings[-1]
+    assert "API Key" not in result.warnings[-1]  # the key works: the account is empty
+
+
+def test_chinese_providers_errors_keep_their_own_words():
+    """SiliconFlow's flat ``{"code": 20012, "message"}`` and Moonshot's type-only 401
+    end the run at once, with the provider's message and the status."""
+    missing, server = run_once(CORPUS["siliconflow/model-does-not-exist-400"], retries=3)
+    assert (missing.stop_reason, len(server.requests)) == ("model_error", 1)
+    assert "HTTP 400：Model does not exist. Please check it carefully." in missing.warnings[-1]
+    refused, server = run_once(CORPUS["moonshot/invalid-authentication-401"], retries=3)
+    assert len(server.requests) == 1 and "Invalid Authentication" in refused.warnings[-1]
+    assert "API Key" in refused.warnings[-1]
 
 
 def test_a_gateway_page_is_named_by_its_title_not_pasted_whole():
