@@ -600,3 +600,16 @@ def test_english_feedback_has_no_full_width_punctuation(exercise_id, monkeypatch
     for answer in answers:
         message = api.render(judge(exercise, answer))
         assert not FULL_WIDTH.search(QUOTED.sub("", message)), message
+
+
+# -- what students tried (the attempts review) ----------------------------------------------
+
+
+def test_a_loop_that_swallows_the_checkers_stop_is_told_it_has_no_cap():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-loop"), wrong.loop_swallows_the_stop)
+    assert verdict.status == WRONG and "没有步数上限" in verdict.detail, verdict.detail
+
+
+

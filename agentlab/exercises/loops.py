@@ -291,7 +291,8 @@ def compare(
             raise fail(key, **fields)
 
     cap, made, needed = scenario.max_steps, len(got.requests), len(ref.requests)
-    if got.runaway:
+    # more than the guard allows: a loop that caught the guard's Runaway and went on
+    if got.runaway or made > cap + RUNAWAY_AFTER:
         raise fail("exercise.loop.no_cap", cap=cap, got=made)
     if made > needed:
         if ref_ending == "max_steps":

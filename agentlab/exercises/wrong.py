@@ -161,6 +161,20 @@ def loop_without_cap(task, client, tools, max_steps):
             messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
 
 
+def loop_swallows_the_stop(task, client, tools, max_steps):
+    messages = _start(task)
+    while True:  # no cap; "whatever goes wrong with the request, stop and return"
+        try:
+            reply = _ask(client, messages, tools)
+        except BaseException:
+            return messages
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+
+
 def loop_without_call_type(task, client, tools, max_steps):
     messages = _start(task)
     for _ in range(max_steps):
@@ -199,6 +213,7 @@ LOOP = (
     Wrong("cap checked after the request (one request too many)", loop_cap_after_request),
     Wrong("stops when the reply has content, not when it has no tool_calls", loop_stops_on_content),
     Wrong("no step cap at all", loop_without_cap),
+    Wrong("no step cap, and a bare except swallows the checker's stop", loop_swallows_the_stop),
     Wrong("counts tool calls, not requests, against the cap", loop_counts_tool_calls),
     Wrong(
         'tool_calls without "type": "function" (real services answer 400)', loop_without_call_type
