@@ -3553,4 +3553,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "as it streamed)",
     ),
     "provider.json_too_deep": ("JSON 嵌套太深，无法读取", "JSON nested too deep to read"),
+    # -- exercises: what students tried (the attempts review) --
+    "exercise.02-capped-loop.ending_not_str": (
+        "场景「{scenario}」：ending 应是字符串 'answered' 或 'max_steps'，说明循环是怎么结束的；"
+        "你返回了 {got}（{kind}）",
+        "scenario “{scenario}”: ending should be the string 'answered' or 'max_steps', saying "
+        "how the loop ended; you returned {got} ({kind})",
+    ),
 }

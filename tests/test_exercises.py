@@ -612,4 +612,11 @@ def test_a_loop_that_swallows_the_checkers_stop_is_told_it_has_no_cap():
     assert verdict.status == WRONG and "没有步数上限" in verdict.detail, verdict.detail
 
 
+def test_an_ending_that_is_not_a_string_is_told_so():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("02-capped-loop"), wrong.capped_ending_as_bool)
+    assert verdict.status == WRONG, verdict.detail
+    assert "True（bool）" in verdict.detail and "上限那一步" not in verdict.detail, verdict.detail
+
 

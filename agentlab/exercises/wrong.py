@@ -670,6 +670,11 @@ def capped_skips_last_tools(task, client, tools, max_steps):
     return messages, "max_steps"
 
 
+def capped_ending_as_bool(task, client, tools, max_steps):
+    messages, ending = solutions.capped_loop(task, client, tools, max_steps)
+    return messages, ending == "answered"  # "answered?" as True / False
+
+
 CAPPED_LOOP = (
     Wrong("range(max_steps + 1): one request too many", capped_one_extra),
     Wrong("an answer at the last allowed step reported as max_steps", capped_cap_before_answer),
@@ -678,6 +683,7 @@ CAPPED_LOOP = (
     Wrong("counts tool calls, not requests, against the cap", capped_counts_tool_calls),
     Wrong("returns (ending, messages): the pair reversed", capped_reversed_pair),
     Wrong("skips the tools of the last step", capped_skips_last_tools),
+    Wrong("the ending as a bool (answered or not)", capped_ending_as_bool),
 )
 
 
