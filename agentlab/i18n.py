@@ -3560,4 +3560,18 @@ CATALOG: dict[str, tuple[str, str]] = {
         "scenario “{scenario}”: ending should be the string 'answered' or 'max_steps', saying "
         "how the loop ended; you returned {got} ({kind})",
     ),
+    "exercise.03-no-progress.not_bool": (
+        "序列 {sequence}：第 {step} 步 after_step 返回了 {got}：应返回 True（该停了）"
+        "或 False（继续）。if 只看真假：'continue' 这样的字符串也算“真”，None 永远算“假”",
+        "sequence {sequence}: at step {step} after_step returned {got}; it should return "
+        "True (stop now) or False (go on). An if only sees true or false: a string such as "
+        "'continue' counts as true, None always as false",
+    ),
+    "exercise.03-no-progress.class_state": (
+        "NoProgress.{name} 是类属性：所有计数器共用同一个 {name}，新的计数器一开始就带着"
+        "别的计数器见过的指纹。在 __init__ 里为每个计数器新建它：self.{name} = …",
+        "NoProgress.{name} is kept on the class: every counter shares one {name}, so a new "
+        "counter starts with the fingerprints other counters saw. Make a new one for each "
+        "counter in __init__: self.{name} = …",
+    ),
 }

@@ -620,3 +620,21 @@ def test_an_ending_that_is_not_a_string_is_told_so():
     assert "True（bool）" in verdict.detail and "上限那一步" not in verdict.detail, verdict.detail
 
 
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("NoProgressSaysWords", "返回了 'continue'"), ("NoProgressForgetsReturn", "返回了 None")],
+)
+def test_after_step_must_return_true_or_false(name, said):
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("03-no-progress"), getattr(wrong, name))
+    assert verdict.status == WRONG, verdict.detail
+    assert "应返回 True（该停了）或 False（继续）" in verdict.detail and said in verdict.detail
+
+
+def test_state_shared_through_the_class_is_named_every_time():
+    from agentlab.exercises import wrong
+
+    first, again = (judge(api.get("03-no-progress"), wrong.NoProgressSharedByClass) for _ in "12")
+    assert first == again and first.status == WRONG
+    assert "类属性" in first.detail and "self.seen" in first.detail, first.detail

@@ -13,9 +13,11 @@ Checks only; reference and wrong answers live in ``solutions.py`` and
 
 from __future__ import annotations
 
+import copy
 import functools
 import numbers
 import time
+import uuid
 from typing import Any
 
 from .. import Budget, run_agent
@@ -170,6 +172,9 @@ NO_PROGRESS_SEQUENCES = (
 
 def check_no_progress(answer: Any) -> Verdict:
     need_callable(answer, "NoProgress")
+    shared = _shared_by_the_class(answer)
+    if shared:
+        return wrong_verdict(tr("exercise.03-no-progress.class_state", name=shared))
     for steps, limit, expected in NO_PROGRESS_SEQUENCES:
         sequence = shown(steps, 120)
         what = tr("exercise.03-no-progress.what", sequence=sequence, limit=limit)
@@ -180,7 +185,17 @@ def check_no_progress(answer: Any) -> Verdict:
             )
         stopped_at = None
         for number, fingerprints in enumerate(steps, start=1):
-            if run_student(counter.after_step, list(fingerprints), what=what):
+            stop = run_student(counter.after_step, list(fingerprints), what=what)
+            if not isinstance(stop, bool | int):  # "continue" is as true as "stop"
+                return wrong_verdict(
+                    tr(
+                        "exercise.03-no-progress.not_bool",
+                        sequence=sequence,
+                        step=number,
+                        got=shown(stop),
+                    )
+                )
+            if stop:
                 stopped_at = number
                 break
         if stopped_at != expected:
@@ -195,6 +210,28 @@ def check_no_progress(answer: Any) -> Verdict:
                 )
             )
     return passed(tr("exercise.03-no-progress.passed", count=len(NO_PROGRESS_SEQUENCES)))
+
+
+def _shared_by_the_class(answer: Any) -> str | None:
+    """The name of a list, set or dict kept on the class that ``after_step`` changes: one
+    object shared by every counter, so a new counter starts with what others saw.
+
+    Probed with a fingerprint never used before, so the answer is the same however many
+    counters the student's class has already made."""
+    if not isinstance(answer, type):
+        return None
+    kept = {
+        name: copy.copy(value)
+        for name, value in vars(answer).items()
+        if isinstance(value, list | set | dict)
+    }
+    if not kept:
+        return None
+    what = tr("exercise.03-no-progress.what", sequence="[[…]]", limit=2)
+    counter = run_student(answer, 2, what=what)
+    if callable(getattr(counter, "after_step", None)):
+        run_student(counter.after_step, [f"probe-{uuid.uuid4().hex}"], what=what)
+    return next((name for name, before in kept.items() if vars(answer)[name] != before), None)
 
 
 # -- 03-deadline -------------------------------------------------------------------------

@@ -860,6 +860,35 @@ def no_progress_as_a_function(limit):
     return after_step  # the check itself, not an object that has an after_step
 
 
+class NoProgressSharedByClass:
+    """The state on the class: every counter shares one set of fingerprints."""
+
+    seen = set()  # one set for the class, not one per counter
+
+    def __init__(self, limit):
+        self.limit, self.streak = limit, 0
+
+    def after_step(self, fingerprints):
+        new = set(fingerprints) - self.seen
+        self.seen.update(fingerprints)
+        self.streak = 0 if new else self.streak + 1
+        return self.streak >= self.limit
+
+
+class NoProgressSaysWords(solutions.NoProgress):
+    """The reference's decision, said in words: "continue" is truthy too."""
+
+    def after_step(self, fingerprints):
+        return "stop" if super().after_step(fingerprints) else "continue"
+
+
+class NoProgressForgetsReturn(solutions.NoProgress):
+    """The reference's decision, stored and never returned."""
+
+    def after_step(self, fingerprints):
+        self.stop = super().after_step(fingerprints)
+
+
 NO_PROGRESS = (
     Wrong(
         "compares with the previous step only (alternating results never stop)",
@@ -868,6 +897,9 @@ NO_PROGRESS = (
     Wrong("the streak is not reset by a step with something new", NoProgressNeverResets),
     Wrong("stops one step late (> instead of >=)", NoProgressOneLate),
     Wrong("a function, not a class", no_progress_as_a_function),
+    Wrong("the fingerprints kept on the class, shared by every counter", NoProgressSharedByClass),
+    Wrong('after_step returns "stop" / "continue"', NoProgressSaysWords),
+    Wrong("after_step never returns its decision", NoProgressForgetsReturn),
 )
 
 
