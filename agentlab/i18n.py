@@ -3574,4 +3574,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "counter starts with the fingerprints other counters saw. Make a new one for each "
         "counter in __init__: self.{name} = …",
     ),
+    "exercise.03-deadline.left_no_clock": (
+        "left() 没有读 self.clock()：检查把假时钟往前拨了，left() 却看不到时间在走。"
+        "剩余时间要在 left() 里用 self.clock() 现读现算",
+        "left() never reads self.clock(): the check moved the fake clock on, and left() "
+        "cannot see time pass. Work out the time left inside left(), reading self.clock()",
+    ),
 }

@@ -638,3 +638,11 @@ def test_state_shared_through_the_class_is_named_every_time():
     first, again = (judge(api.get("03-no-progress"), wrong.NoProgressSharedByClass) for _ in "12")
     assert first == again and first.status == WRONG
     assert "类属性" in first.detail and "self.seen" in first.detail, first.detail
+
+
+def test_a_deadline_whose_left_ignores_the_clock_is_told_so():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("03-deadline"), wrong.DeadlineLeftReadsItsOwnClock)
+    assert verdict.status == WRONG and "left()" in verdict.detail, verdict.detail
+    assert "self.clock()" in verdict.detail

@@ -292,12 +292,15 @@ def _check_with_fake_clock(answer: Any) -> Verdict | None:
     clock = FakeClock(100.0)
     what = tr("exercise.03-deadline.what_fake")
     deadline = run_student(answer, FAKE_BUDGET_S, clock, what=what)
+    reads_at_start = clock.reads
     lefts = []
     for now in (100.03, 100.06, 101.0):
         clock.now = now
         lefts.append(run_student(deadline.left, what=what))
     if clock.reads == 0:
         return wrong_verdict(tr("exercise.03-deadline.no_clock"))
+    if clock.reads == reads_at_start:  # read once, at the start: left() cannot see time pass
+        return wrong_verdict(tr("exercise.03-deadline.left_no_clock"))
     for value in lefts:
         if not isinstance(value, numbers.Real) or isinstance(value, bool):
             return wrong_verdict(tr("exercise.03-deadline.not_number", got=type_name(value)))

@@ -954,12 +954,20 @@ class DeadlineSwallowsTimedOut(solutions.SharedDeadline):
             return None
 
 
+class DeadlineLeftReadsItsOwnClock(solutions.SharedDeadline):
+    """The reference, but left() reads time.monotonic(), not the clock it was given."""
+
+    def left(self):
+        return max(0.0, self.at - time.monotonic())
+
+
 DEADLINE = (
     Wrong("per-phase timeout: every phase gets the full budget", DeadlinePerPhase),
     Wrong("run() gives the work the whole budget, not the time left", DeadlineRunGetsWholeBudget),
     Wrong("left() goes below zero", DeadlineGoesNegative),
     Wrong("run() calls work() without a timeout", DeadlineNeverStopsWaiting),
     Wrong("run() catches TimedOut and returns None", DeadlineSwallowsTimedOut),
+    Wrong("left() reads time.monotonic(), not self.clock()", DeadlineLeftReadsItsOwnClock),
 )
 
 PREDICT_ALTERNATE = (
