@@ -3580,4 +3580,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "left() never reads self.clock(): the check moved the fake clock on, and left() "
         "cannot see time pass. Work out the time left inside left(), reading self.clock()",
     ),
+    "exercise.05.case.answered_after_error": (
+        "一个能完成的任务在工具出错后直接回答（停止原因 answered，结局 tool_error）、"
+        "一次运行重试过模型请求的扫描",
+        "a sweep where a task that could complete answered right after a tool error (stop "
+        "reason answered, outcome tool_error) and one run retried a model request",
+    ),
 }

@@ -1310,12 +1310,21 @@ def completion_rounded(results, cap):
     return round(solutions.completion_rate(results, cap), 2)  # 2/3 becomes 0.67
 
 
+def completion_by_stop_reason(results, cap):
+    at_cap = results[results["cap"] == cap]
+    able = at_cap[at_cap["could_complete"]]
+    return (able["stop_reason"] == "answered").mean() if len(able) else 0.0  # not the outcome
+
+
 COMPLETION_RATE = (
     Wrong("divides by every task, runaways included", completion_over_every_task),
     Wrong("forgets to pick the cap", completion_over_every_cap),
     Wrong("a percentage, not a rate", completion_in_percent),
     Wrong("rounded to 2 decimals", completion_rounded),
     Wrong("the rate as a one-row Series", completion_as_series),
+    Wrong(
+        "answered counted as completed (an answer after a tool error)", completion_by_stop_reason
+    ),
 )
 
 
@@ -1344,12 +1353,18 @@ def wasted_only_max_steps(results, cap):
     return int(at_cap.loc[at_cap["stop_reason"] == "max_steps", "steps"].sum())
 
 
+def wasted_model_requests(results, cap):
+    at_cap = results[results["cap"] == cap]
+    return int(at_cap.loc[at_cap["outcome"] == "budget_exhausted", "model_requests"].sum())
+
+
 WASTED_STEPS = (
     Wrong("every step at that cap, completed runs included", wasted_every_step),
     Wrong("cap steps for each exhausted run", wasted_cap_per_run),
     Wrong("only runs stopped by max_steps", wasted_only_max_steps),
     Wrong("counts runs, not steps", wasted_counts_runs),
     Wrong("tool_error runs counted as waste too", wasted_includes_tool_errors),
+    Wrong("model requests, not steps (a retried request is no step)", wasted_model_requests),
 )
 
 
