@@ -3586,4 +3586,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "a sweep where a task that could complete answered right after a tool error (stop "
         "reason answered, outcome tool_error) and one run retried a model request",
     ),
+    "exercise.loop.no_tools_later": (
+        "第 {n} 次请求没有带 tools=tools.schemas()：这一次模型看不到工具，也就没法再要工具。"
+        "每一次请求都要带上 tools",
+        "request {n} did not pass tools=tools.schemas(): this time the model sees no tools, so "
+        "it cannot ask for one. Pass tools with every request",
+    ),
 }

@@ -646,3 +646,10 @@ def test_a_deadline_whose_left_ignores_the_clock_is_told_so():
     verdict = judge(api.get("03-deadline"), wrong.DeadlineLeftReadsItsOwnClock)
     assert verdict.status == WRONG and "left()" in verdict.detail, verdict.detail
     assert "self.clock()" in verdict.detail
+
+
+def test_a_later_request_without_tools_is_named():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-loop"), wrong.loop_tools_on_the_first_request_only)
+    assert verdict.status == WRONG and "第 2 次请求没有带 tools=" in verdict.detail, verdict.detail

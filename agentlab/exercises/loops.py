@@ -285,6 +285,10 @@ def compare(
             raise fail("exercise.loop.no_task")
         if not got.tools_sent[0]:
             raise fail("exercise.loop.no_tools")
+        # a later request without tools: the model cannot ask for one, so the loop "stops"
+        later = next((n for n, sent in enumerate(got.tools_sent, start=1) if not sent), None)
+        if later is not None:
+            raise fail("exercise.loop.no_tools_later", n=later)
     for n, (mine, theirs) in enumerate(zip(got.requests, ref.requests, strict=False), start=1):
         if mine != theirs:
             key, fields = _history_problem(n, mine, theirs)

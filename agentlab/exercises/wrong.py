@@ -205,6 +205,22 @@ def loop_calls_as_json_text(task, client, tools, max_steps):
     return messages
 
 
+def loop_tools_on_the_first_request_only(task, client, tools, max_steps):
+    messages = _start(task)
+    for step in range(max_steps):
+        offered = {"tools": tools.schemas()} if step == 0 else {}  # "it knows them by now"
+        completion = client.chat.completions.create(
+            model="agentlab-scripted", messages=messages, **offered
+        )
+        reply = completion.choices[0].message
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages
+
+
 LOOP = (
     Wrong("tool message without tool_call_id", loop_without_tool_call_id),
     Wrong("tool results appended before the assistant message", loop_tool_before_assistant),
@@ -219,6 +235,7 @@ LOOP = (
         'tool_calls without "type": "function" (real services answer 400)', loop_without_call_type
     ),
     Wrong("each tool call sent as a JSON string, not a dict", loop_calls_as_json_text),
+    Wrong("tools offered on the first request only", loop_tools_on_the_first_request_only),
 )
 
 
