@@ -3592,4 +3592,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "request {n} did not pass tools=tools.schemas(): this time the model sees no tools, so "
         "it cannot ask for one. Pass tools with every request",
     ),
+    "exercise.loop.arguments_not_str": (
+        "第 {n} 次请求的历史里，tool_call {id} 的 function.arguments 是 {kind}：应是模型发来的"
+        "那段 JSON 文本，原样放回（兼容 OpenAI 的服务收到别的类型会返回 400）",
+        "in the history of request {n}, tool_call {id} has function.arguments as a {kind}; it "
+        "must be the JSON text the model sent, put back as it came (OpenAI-compatible services "
+        "answer 400 to anything else)",
+    ),
 }

@@ -653,3 +653,11 @@ def test_a_later_request_without_tools_is_named():
 
     verdict = judge(api.get("01-loop"), wrong.loop_tools_on_the_first_request_only)
     assert verdict.status == WRONG and "第 2 次请求没有带 tools=" in verdict.detail, verdict.detail
+
+
+def test_arguments_sent_back_as_a_dict_are_named_not_a_scripted_model_error():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-loop"), wrong.loop_arguments_as_dicts)
+    assert verdict.status == WRONG and "arguments 是 dict" in verdict.detail, verdict.detail
+    assert "脚本化模型" not in verdict.detail and "500" not in verdict.detail

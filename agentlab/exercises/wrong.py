@@ -221,6 +221,21 @@ def loop_tools_on_the_first_request_only(task, client, tools, max_steps):
     return messages
 
 
+def loop_arguments_as_dicts(task, client, tools, max_steps):
+    messages = _start(task)
+    for _ in range(max_steps):
+        reply = _ask(client, messages, tools)
+        assistant = _assistant(reply)
+        for tc in assistant.get("tool_calls", []):  # "tidier as a dict than as JSON text"
+            tc["function"]["arguments"] = json.loads(tc["function"]["arguments"])
+        messages.append(assistant)
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages
+
+
 LOOP = (
     Wrong("tool message without tool_call_id", loop_without_tool_call_id),
     Wrong("tool results appended before the assistant message", loop_tool_before_assistant),
@@ -236,6 +251,7 @@ LOOP = (
     ),
     Wrong("each tool call sent as a JSON string, not a dict", loop_calls_as_json_text),
     Wrong("tools offered on the first request only", loop_tools_on_the_first_request_only),
+    Wrong("function.arguments sent back as a dict, not the JSON text", loop_arguments_as_dicts),
 )
 
 
