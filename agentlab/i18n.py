@@ -3599,4 +3599,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "must be the JSON text the model sent, put back as it came (OpenAI-compatible services "
         "answer 400 to anything else)",
     ),
+    "exercise.loop.return_pair": (
+        "{name} 应只返回 messages 列表，你返回的是一对（messages, {got}）：报告结局是第 2 章 "
+        "capped_loop 的事",
+        "{name} should return the list of messages alone; it returned a pair (messages, {got}): "
+        "reporting the ending is chapter 02's capped_loop",
+    ),
 }

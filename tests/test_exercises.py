@@ -661,3 +661,11 @@ def test_arguments_sent_back_as_a_dict_are_named_not_a_scripted_model_error():
     verdict = judge(api.get("01-loop"), wrong.loop_arguments_as_dicts)
     assert verdict.status == WRONG and "arguments 是 dict" in verdict.detail, verdict.detail
     assert "脚本化模型" not in verdict.detail and "500" not in verdict.detail
+
+
+def test_a_loop_that_returns_a_pair_is_told_to_return_the_messages():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-loop"), wrong.loop_returns_a_pair)
+    assert verdict.status == WRONG and "一对" in verdict.detail, verdict.detail
+    assert "'answered'" in verdict.detail and "role=user" not in verdict.detail

@@ -400,6 +400,9 @@ def check_returned_messages(returned: Any, ref: Transcript, scenario: Scenario, 
 
     if not isinstance(returned, list | tuple):
         raise fail("exercise.loop.return_type", name=name, got=type_name(returned))
+    pair = len(returned) == 2 and isinstance(returned[0], list | tuple)
+    if pair and isinstance(returned[1], str):  # (messages, ending), as capped_loop returns
+        raise fail("exercise.loop.return_pair", name=name, got=shown(returned[1]))
     mine, theirs = conversation(returned), conversation(ref.returned)
     if mine == theirs:
         return

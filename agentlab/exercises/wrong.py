@@ -236,6 +236,10 @@ def loop_arguments_as_dicts(task, client, tools, max_steps):
     return messages
 
 
+def loop_returns_a_pair(task, client, tools, max_steps):
+    return solutions.capped_loop(task, client, tools, max_steps)  # chapter 02's, with the ending
+
+
 LOOP = (
     Wrong("tool message without tool_call_id", loop_without_tool_call_id),
     Wrong("tool results appended before the assistant message", loop_tool_before_assistant),
@@ -252,6 +256,7 @@ LOOP = (
     Wrong("each tool call sent as a JSON string, not a dict", loop_calls_as_json_text),
     Wrong("tools offered on the first request only", loop_tools_on_the_first_request_only),
     Wrong("function.arguments sent back as a dict, not the JSON text", loop_arguments_as_dicts),
+    Wrong("returns (messages, ending), as chapter 02's capped_loop", loop_returns_a_pair),
 )
 
 
