@@ -8,6 +8,7 @@ and shared by the tests that look at them, so the whole file stays quick.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import gc
 import json
@@ -669,3 +670,96 @@ def test_a_loop_that_returns_a_pair_is_told_to_return_the_messages():
     verdict = judge(api.get("01-loop"), wrong.loop_returns_a_pair)
     assert verdict.status == WRONG and "一对" in verdict.detail, verdict.detail
     assert "'answered'" in verdict.detail and "role=user" not in verdict.detail
+
+
+def _recursive_loop(task, client, tools, max_steps, messages=None):
+    """No system prompt, recursion for the loop, a "name" on each tool message."""
+    from agentlab.exercises import wrong
+
+    messages = messages or [{"role": "user", "content": task}]
+    if max_steps == 0:
+        return messages
+    reply = wrong._ask(client, messages, tools)
+    messages.append(wrong._assistant(reply))
+    if not reply.tool_calls:
+        return messages
+    for tc in reply.tool_calls:
+        result = json.dumps(tools.call(tc.function.name, tc.function.arguments))
+        messages.append(
+            {"role": "tool", "tool_call_id": tc.id, "name": tc.function.name, "content": result}
+        )
+    return _recursive_loop(task, client, tools, max_steps - 1, messages)
+
+
+def _sdk_message_loop(task, client, tools, max_steps):
+    """The SDK's own message object put back into the history, as many tutorials do."""
+    from agentlab.exercises import wrong
+
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_steps):
+        reply = wrong._ask(client, messages, tools)
+        messages.append(reply)
+        if not reply.tool_calls:
+            break
+        for tc in reply.tool_calls:
+            content = wrong._result(tools, tc)
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
+    return messages
+
+
+def _ending_from_the_last_message(task, client, tools, max_steps):
+    """Chapter 01's loop, the ending read off the last message, the pair as a list."""
+    messages = _recursive_loop(task, client, tools, max_steps)
+    last = messages[-1]
+    answered = last["role"] == "assistant" and not last.get("tool_calls")
+    return [messages, "answered" if answered else "max_steps"]
+
+
+@dataclasses.dataclass
+class _NoProgressAsADataclass:
+    limit: int
+    seen: set = dataclasses.field(default_factory=set)
+    streak: int = 0
+
+    def after_step(self, fingerprints):
+        new = set(fingerprints) - self.seen
+        self.seen |= set(fingerprints)
+        self.streak = 0 if new else self.streak + 1
+        return self.streak >= self.limit
+
+
+def _done_when_as_a_callable_object(box, expected_total):
+    class DoneWhen:
+        def __call__(self, answer):
+            report = box / "report.md"
+            if not report.exists():
+                return "还没有 report.md"
+            lines = [line.strip() for line in report.read_text(encoding="utf-8").splitlines()]
+            return True if f"总销售额 {expected_total}" in lines else "总销售额不对"
+
+    return DoneWhen()
+
+
+def _pick_cap_as_a_float(summary, target):
+    for cap, rate in sorted(zip(summary["cap"], summary["completion_rate"], strict=True)):
+        if rate >= target:
+            return float(cap)  # 5.0: the same cap
+    return None
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("01-loop", _recursive_loop),
+        ("01-loop", _sdk_message_loop),
+        ("02-capped-loop", _ending_from_the_last_message),
+        ("03-no-progress", _NoProgressAsADataclass),
+        ("04-done-when", _done_when_as_a_callable_object),
+        ("05-pick-cap", _pick_cap_as_a_float),
+    ],
+)
+def test_right_answers_written_another_way_pass(exercise_id, answer):
+    """Students' own styles the checks must not reject: recursion, the SDK's message
+    object, a list for the pair, a dataclass, a callable object, 5.0 for the cap 5."""
+    verdict = judge(api.get(exercise_id), answer)
+    assert verdict.status == PASSED, verdict.detail
