@@ -3605,4 +3605,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{name} should return the list of messages alone; it returned a pair (messages, {got}): "
         "reporting the ending is chapter 02's capped_loop",
     ),
+    "exercise.01-append-text.wrote_in_cwd": (
+        "沙盒里的 meeting.md 没有变，你的工具却在当前目录下写了一个 meeting.md：rel_path 是"
+        "相对于沙盒 box 的路径，不是相对于笔记本所在的目录。先用 resolve_inside(box, rel_path) "
+        "得到沙盒里的路径，再打开它",
+        "meeting.md in the sandbox did not change, yet your tool wrote a meeting.md in the "
+        "current folder: rel_path is relative to the sandbox box, not to the notebook's folder. "
+        "Get the path inside the sandbox with resolve_inside(box, rel_path) first, then open it",
+    ),
 }

@@ -763,3 +763,12 @@ def test_right_answers_written_another_way_pass(exercise_id, answer):
     object, a list for the pair, a dataclass, a callable object, 5.0 for the cap 5."""
     verdict = judge(api.get(exercise_id), answer)
     assert verdict.status == PASSED, verdict.detail
+
+
+def test_a_tool_that_forgets_the_box_is_told_so_and_writes_nothing_here(tmp_path, monkeypatch):
+    from agentlab.exercises import wrong
+
+    monkeypatch.chdir(tmp_path)  # the notebook's folder
+    verdict = judge(api.get("01-append-text"), wrong.append_forgets_the_box)
+    assert verdict.status == WRONG and "当前目录" in verdict.detail, verdict.detail
+    assert list(tmp_path.iterdir()) == []

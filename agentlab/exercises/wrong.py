@@ -411,6 +411,17 @@ def append_refuses_with_its_own_code(registry, box):
     _register(registry, append_text)
 
 
+def append_forgets_the_box(registry, box):
+    def append_text(rel_path, text):
+        if ".." in rel_path or rel_path.startswith("/"):
+            return error("PATH_NOT_ALLOWED", f"{rel_path!r} is outside the sandbox")
+        with open(rel_path, "a", encoding="utf-8") as handle:  # box forgotten: the cwd
+            handle.write(text)
+        return ok({"path": rel_path})
+
+    _register(registry, append_text)
+
+
 APPEND_TEXT = (
     Wrong("no path check: ../ escapes the sandbox", append_without_path_check),
     Wrong("path text compared with startswith: ../<box>.md escapes", append_with_prefix_check),
@@ -420,6 +431,9 @@ APPEND_TEXT = (
     Wrong("the same through the module: files.append_text", append_wraps_the_library_module),
     Wrong(
         "refuses escapes with its own code, not PATH_NOT_ALLOWED", append_refuses_with_its_own_code
+    ),
+    Wrong(
+        "opens rel_path as it is: writes in the current folder, not in box", append_forgets_the_box
     ),
 )
 
