@@ -3613,4 +3613,18 @@ CATALOG: dict[str, tuple[str, str]] = {
         "current folder: rel_path is relative to the sandbox box, not to the notebook's folder. "
         "Get the path inside the sandbox with resolve_inside(box, rel_path) first, then open it",
     ),
+    "exercise.03-deadline.none_left_skipped": (
+        "截止时间已过，run() 返回了 None、没有运行工作：调用方会以为这一阶段正常结束了。"
+        "没有剩余时间时 run() 应抛出 TimedOut（run_within 拿到 0 秒时就会这样做）",
+        "the deadline had passed and run() returned None without running the work: the caller "
+        "will take the phase for finished. With no time left run() should raise TimedOut "
+        "(run_within does when given 0 s)",
+    ),
+    "exercise.03-deadline.other_timeout": (
+        "时间到了，run() 抛出的是 TimeoutError，不是 TimedOut：循环只接 TimedOut。run() 应抛出 "
+        "TimedOut，用 run_within 运行工作，让它的 TimedOut 原样抛出去",
+        "time ran out and run() raised a TimeoutError, not TimedOut: the loop only catches "
+        "TimedOut. run() should raise TimedOut: run the work with run_within and let its "
+        "TimedOut propagate",
+    ),
 }

@@ -772,3 +772,15 @@ def test_a_tool_that_forgets_the_box_is_told_so_and_writes_nothing_here(tmp_path
     verdict = judge(api.get("01-append-text"), wrong.append_forgets_the_box)
     assert verdict.status == WRONG and "当前目录" in verdict.detail, verdict.detail
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("DeadlineSkipsWhenNoneLeft", "返回了 None"), ("DeadlineRaisesTimeoutError", "TimeoutError")],
+)
+def test_a_run_that_does_not_raise_timed_out_is_told_why(name, said):
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("03-deadline"), getattr(wrong, name))
+    assert verdict.status == WRONG and said in verdict.detail, verdict.detail
+    assert "应抛出 TimedOut" in verdict.detail

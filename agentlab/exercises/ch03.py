@@ -334,12 +334,20 @@ def _check_run_gives_what_is_left(answer: Any) -> Verdict | None:
     outcome = run_student(_attempt, deadline, job, "tool", what=what)
     if outcome != "timed_out":
         return _not_timed_out(outcome, "exercise.03-deadline.run_not_left", left=0.01, job=0.03)
+    # Past the deadline: run() still raises TimedOut, it does not quietly skip the work.
+    clock.now = 100.0 + FAKE_BUDGET_S + 1.0
+    outcome = run_student(_attempt, deadline, job, "tool", what=what)
+    if outcome == "other_timeout":
+        return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
+    if outcome != "timed_out":
+        return wrong_verdict(tr("exercise.03-deadline.none_left_skipped"))
     return None
 
 
 def _attempt(deadline: Any, work: Any, name: str) -> str:
-    """Run ``deadline.run(work, name)``: "returned", "timed_out", or "swallowed" (run()
-    returned, yet the work had not finished: a TimedOut was caught and dropped)."""
+    """Run ``deadline.run(work, name)``: "returned", "timed_out", "other_timeout" (a
+    TimeoutError that is not TimedOut), or "swallowed" (run() returned, yet the work had
+    not finished: a TimedOut was caught and dropped, or the work skipped)."""
     finished: list[bool] = []
 
     def tracked() -> Any:
@@ -351,11 +359,15 @@ def _attempt(deadline: Any, work: Any, name: str) -> str:
         deadline.run(tracked, name)
     except TimedOut:
         return "timed_out"
+    except TimeoutError:  # concurrent.futures' or asyncio's: not what the loop catches
+        return "other_timeout"
     return "returned" if finished else "swallowed"
 
 
 def _not_timed_out(outcome: str, key: str, **fields: Any) -> Verdict:
     """The verdict for a run() that should have raised TimedOut and did not."""
+    if outcome == "other_timeout":
+        return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
     if outcome == "swallowed":
         return wrong_verdict(tr("exercise.03-deadline.swallowed"))
     return wrong_verdict(tr(key, **fields))

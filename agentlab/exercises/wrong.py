@@ -14,6 +14,7 @@ student's test against the wrong loops here. Students never need to import it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import time
 
@@ -1013,6 +1014,26 @@ class DeadlineLeftReadsItsOwnClock(solutions.SharedDeadline):
         return max(0.0, self.at - time.monotonic())
 
 
+class DeadlineSkipsWhenNoneLeft(solutions.SharedDeadline):
+    """The reference, but run() with no time left skips the work and returns None."""
+
+    def run(self, work, name):
+        if self.left() <= 0:
+            return None  # "no time left: skip this phase"
+        return run_within(work, self.left(), name)
+
+
+class DeadlineRaisesTimeoutError(solutions.SharedDeadline):
+    """The reference, but run() waits with concurrent.futures: its TimeoutError, not TimedOut."""
+
+    def run(self, work, name):
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            return pool.submit(work).result(timeout=self.left())
+        finally:
+            pool.shutdown(wait=False)
+
+
 DEADLINE = (
     Wrong("per-phase timeout: every phase gets the full budget", DeadlinePerPhase),
     Wrong("run() gives the work the whole budget, not the time left", DeadlineRunGetsWholeBudget),
@@ -1020,6 +1041,10 @@ DEADLINE = (
     Wrong("run() calls work() without a timeout", DeadlineNeverStopsWaiting),
     Wrong("run() catches TimedOut and returns None", DeadlineSwallowsTimedOut),
     Wrong("left() reads time.monotonic(), not self.clock()", DeadlineLeftReadsItsOwnClock),
+    Wrong("run() with no time left returns None, work skipped", DeadlineSkipsWhenNoneLeft),
+    Wrong(
+        "run() raises concurrent.futures' TimeoutError, not TimedOut", DeadlineRaisesTimeoutError
+    ),
 )
 
 PREDICT_ALTERNATE = (
