@@ -784,3 +784,16 @@ def test_a_run_that_does_not_raise_timed_out_is_told_why(name, said):
     verdict = judge(api.get("03-deadline"), getattr(wrong, name))
     assert verdict.status == WRONG and said in verdict.detail, verdict.detail
     assert "应抛出 TimedOut" in verdict.detail
+
+
+def test_a_numpy_bool_from_after_step_is_a_bool():
+    import numpy as np
+
+    from agentlab.exercises import solutions
+
+    class NoProgress(solutions.NoProgress):
+        def after_step(self, fingerprints):
+            return np.bool_(super().after_step(fingerprints))
+
+    verdict = judge(api.get("03-no-progress"), NoProgress)
+    assert verdict.status == PASSED, verdict.detail
