@@ -276,6 +276,24 @@ def test_a_check_outside_the_main_thread_is_bounded_too():
     assert not found[0].passed and found[0].message.startswith("不对：")
 
 
+def test_a_check_outside_the_main_thread_leaves_no_code_running():
+    """A bare ``except:`` swallows the one exception a thread can be sent: the line
+    tracer must get it out there too, or it spins on after the check has answered."""
+    found: list[CheckResult] = []
+    worker = threading.Thread(
+        target=lambda: found.append(check("01-loop", swallows_everything, time_limit_s=0.1))
+    )
+    worker.start()
+    worker.join(5)
+    assert found and not found[0].passed
+    deadline = time.monotonic() + 2  # generous: the student's thread ends at its next line
+    while time.monotonic() < deadline and any(
+        t.name == "agentlab-exercise" for t in threading.enumerate()
+    ):
+        time.sleep(0.01)
+    assert not [t for t in threading.enumerate() if t.name == "agentlab-exercise"]
+
+
 def test_code_that_starts_after_the_time_is_up_is_not_stopped(capsys):
     """Only the student's code still running is stopped, not a garbage-collector
     callback (or any other code) that happens to start afterwards."""
