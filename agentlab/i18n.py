@@ -3627,4 +3627,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "TimedOut. run() should raise TimedOut: run the work with run_within and let its "
         "TimedOut propagate",
     ),
+    "exercise.01-history.client_unused": (
+        "任务「{task}」：传进来的 client 一次也没有被请求。用参数里的这个 client 跑 run_agent，"
+        "它的 client.requests 才会记下每一次请求",
+        "the task “{task}”: the client passed in was never asked. Run run_agent with this "
+        "client, the parameter: only its client.requests records each request",
+    ),
+    "exercise.01-fragments.nested": (
+        '第 {n} 组：拼好的调用要把 "id"、"name"、"arguments" 放在字典的最外层，'
+        '不用放回历史时那种 {{"function": {{...}}}} 嵌套',
+        'set {n}: each joined call keeps "id", "name" and "arguments" at the top level of '
+        'its dict, not nested in {{"function": {{...}}}} as in the history',
+    ),
 }

@@ -815,3 +815,17 @@ def test_a_numpy_bool_from_after_step_is_a_bool():
 
     verdict = judge(api.get("03-no-progress"), NoProgress)
     assert verdict.status == PASSED, verdict.detail
+
+
+def test_a_history_from_a_client_of_its_own_is_told_to_use_the_one_given():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-history"), wrong.history_of_its_own_client)
+    assert verdict.status == WRONG and "传进来的 client" in verdict.detail, verdict.detail
+
+
+def test_fragments_joined_in_the_api_shape_are_told_the_shape_asked_for():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-fragments"), wrong.fragments_in_the_api_shape)
+    assert verdict.status == WRONG and "最外层" in verdict.detail, verdict.detail

@@ -115,14 +115,13 @@ def check_history(answer: Any) -> Verdict:
             run_agent(task, client=client, tools=tools, trace_dir=False)
         expected = [len(r.messages) for r in client.requests]
         first = first or expected
+        given = scenario.client()
         with sandbox() as (_, tools):
             got = run_student(
-                answer,
-                task,
-                scenario.client(),
-                tools,
-                what=tr("exercise.01-history.what", task=task),
+                answer, task, given, tools, what=tr("exercise.01-history.what", task=task)
             )
+        if not given.requests:  # never ran, or ran a client of its own
+            return wrong_verdict(tr("exercise.01-history.client_unused", task=task))
         if not isinstance(got, list | tuple) or not all(
             isinstance(n, int) and not isinstance(n, bool) for n in got
         ):
@@ -505,6 +504,8 @@ def check_fragments(answer: Any) -> Verdict:
                 )
             )
         for mine, theirs in zip(got, expected, strict=True):
+            if "function" in mine and "name" not in mine:  # the history's shape, not this one
+                return wrong_verdict(tr("exercise.01-fragments.nested", n=number))
             for key in ("id", "name", "arguments"):
                 if mine.get(key) != theirs[key]:
                     return wrong_verdict(

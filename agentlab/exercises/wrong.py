@@ -276,10 +276,19 @@ def history_two_per_round(task, client, tools):
     return [2 + 2 * k for k in range(result.steps)]  # true only with one call per round
 
 
+def history_of_its_own_client(task, client, tools):
+    from agentlab.clients import scripted
+
+    mine = scripted("todo_clerk")  # a client of its own: the one passed in is never asked
+    run_agent(task, client=mine, tools=tools)
+    return [len(request.messages) for request in client.requests]
+
+
 HISTORY = (
     Wrong("request numbers instead of message counts", history_request_numbers),
     Wrong("a formula: two more messages every round", history_two_per_round),
     Wrong("only the final history length", history_final_length_only),
+    Wrong("runs a client of its own, not the one passed in", history_of_its_own_client),
 )
 
 PREDICT_MISSING = (
@@ -489,6 +498,19 @@ def fragments_without_none_guard(fragments):
     return [calls[index] for index in sorted(calls)]
 
 
+def fragments_in_the_api_shape(fragments):
+    calls = {}
+    for piece in fragments:  # the shape the history needs, not the one asked for here
+        slot = calls.setdefault(
+            piece["index"], {"id": None, "type": "function", "function": {"name": None}}
+        )
+        slot["id"] = slot["id"] or piece["id"]
+        function = slot["function"]
+        function["name"] = function["name"] or piece["name"]
+        function["arguments"] = function.get("arguments", "") + (piece["arguments"] or "")
+    return [calls[index] for index in sorted(calls)]
+
+
 FRAGMENTS = (
     Wrong("every fragment joined into one call", fragments_one_call),
     Wrong("calls returned in arrival order, not by index", fragments_in_arrival_order),
@@ -497,6 +519,9 @@ FRAGMENTS = (
     ),
     Wrong("joined by id (continuations carry no id)", fragments_by_id),
     Wrong("arguments += piece's arguments with no None guard", fragments_without_none_guard),
+    Wrong(
+        'the API\'s nested shape: {"function": {"name", "arguments"}}', fragments_in_the_api_shape
+    ),
 )
 
 
