@@ -3553,4 +3553,90 @@ CATALOG: dict[str, tuple[str, str]] = {
         "as it streamed)",
     ),
     "provider.json_too_deep": ("JSON 嵌套太深，无法读取", "JSON nested too deep to read"),
+    # -- exercises: what students tried (the attempts review) --
+    "exercise.02-capped-loop.ending_not_str": (
+        "场景「{scenario}」：ending 应是字符串 'answered' 或 'max_steps'，说明循环是怎么结束的；"
+        "你返回了 {got}（{kind}）",
+        "scenario “{scenario}”: ending should be the string 'answered' or 'max_steps', saying "
+        "how the loop ended; you returned {got} ({kind})",
+    ),
+    "exercise.03-no-progress.not_bool": (
+        "序列 {sequence}：第 {step} 步 after_step 返回了 {got}：应返回 True（该停了）"
+        "或 False（继续）。if 只看真假：'continue' 这样的字符串也算“真”，None 永远算“假”",
+        "sequence {sequence}: at step {step} after_step returned {got}; it should return "
+        "True (stop now) or False (go on). An if only sees true or false: a string such as "
+        "'continue' counts as true, None always as false",
+    ),
+    "exercise.03-no-progress.class_state": (
+        "NoProgress.{name} 是类属性：所有计数器共用同一个 {name}，新的计数器一开始就带着"
+        "别的计数器见过的指纹。在 __init__ 里为每个计数器新建它：self.{name} = …",
+        "NoProgress.{name} is kept on the class: every counter shares one {name}, so a new "
+        "counter starts with the fingerprints other counters saw. Make a new one for each "
+        "counter in __init__: self.{name} = …",
+    ),
+    "exercise.03-deadline.left_no_clock": (
+        "left() 没有读 self.clock()：检查把假时钟往前拨了，left() 却看不到时间在走。"
+        "剩余时间要在 left() 里用 self.clock() 现读现算",
+        "left() never reads self.clock(): the check moved the fake clock on, and left() "
+        "cannot see time pass. Work out the time left inside left(), reading self.clock()",
+    ),
+    "exercise.05.case.answered_after_error": (
+        "一个能完成的任务在工具出错后直接回答（停止原因 answered，结局 tool_error）、"
+        "一次运行重试过模型请求的扫描",
+        "a sweep where a task that could complete answered right after a tool error (stop "
+        "reason answered, outcome tool_error) and one run retried a model request",
+    ),
+    "exercise.loop.no_tools_later": (
+        "第 {n} 次请求没有带 tools=tools.schemas()：这一次模型看不到工具，也就没法再要工具。"
+        "每一次请求都要带上 tools",
+        "request {n} did not pass tools=tools.schemas(): this time the model sees no tools, so "
+        "it cannot ask for one. Pass tools with every request",
+    ),
+    "exercise.loop.arguments_not_str": (
+        "第 {n} 次请求的历史里，tool_call {id} 的 function.arguments 是 {kind}：应是模型发来的"
+        "那段 JSON 文本，原样放回（兼容 OpenAI 的服务收到别的类型会返回 400）",
+        "in the history of request {n}, tool_call {id} has function.arguments as a {kind}; it "
+        "must be the JSON text the model sent, put back as it came (OpenAI-compatible services "
+        "answer 400 to anything else)",
+    ),
+    "exercise.loop.return_pair": (
+        "{name} 应只返回 messages 列表，你返回的是一对（messages, {got}）：报告结局是第 2 章 "
+        "capped_loop 的事",
+        "{name} should return the list of messages alone; it returned a pair (messages, {got}): "
+        "reporting the ending is chapter 02's capped_loop",
+    ),
+    "exercise.01-append-text.wrote_in_cwd": (
+        "沙盒里的 meeting.md 没有变，你的工具却在当前目录下写了一个 meeting.md：rel_path 是"
+        "相对于沙盒 box 的路径，不是相对于笔记本所在的目录。先用 resolve_inside(box, rel_path) "
+        "得到沙盒里的路径，再打开它",
+        "meeting.md in the sandbox did not change, yet your tool wrote a meeting.md in the "
+        "current folder: rel_path is relative to the sandbox box, not to the notebook's folder. "
+        "Get the path inside the sandbox with resolve_inside(box, rel_path) first, then open it",
+    ),
+    "exercise.03-deadline.none_left_skipped": (
+        "截止时间已过，run() 返回了 None、没有运行工作：调用方会以为这一阶段正常结束了。"
+        "没有剩余时间时 run() 应抛出 TimedOut（run_within 拿到 0 秒时就会这样做）",
+        "the deadline had passed and run() returned None without running the work: the caller "
+        "will take the phase for finished. With no time left run() should raise TimedOut "
+        "(run_within does when given 0 s)",
+    ),
+    "exercise.03-deadline.other_timeout": (
+        "时间到了，run() 抛出的是 TimeoutError，不是 TimedOut：循环只接 TimedOut。run() 应抛出 "
+        "TimedOut，用 run_within 运行工作，让它的 TimedOut 原样抛出去",
+        "time ran out and run() raised a TimeoutError, not TimedOut: the loop only catches "
+        "TimedOut. run() should raise TimedOut: run the work with run_within and let its "
+        "TimedOut propagate",
+    ),
+    "exercise.01-history.client_unused": (
+        "任务「{task}」：传进来的 client 一次也没有被请求。用参数里的这个 client 跑 run_agent，"
+        "它的 client.requests 才会记下每一次请求",
+        "the task “{task}”: the client passed in was never asked. Run run_agent with this "
+        "client, the parameter: only its client.requests records each request",
+    ),
+    "exercise.01-fragments.nested": (
+        '第 {n} 组：拼好的调用要把 "id"、"name"、"arguments" 放在字典的最外层，'
+        '不用放回历史时那种 {{"function": {{...}}}} 嵌套',
+        'set {n}: each joined call keeps "id", "name" and "arguments" at the top level of '
+        'its dict, not nested in {{"function": {{...}}}} as in the history',
+    ),
 }

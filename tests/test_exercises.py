@@ -8,6 +8,7 @@ and shared by the tests that look at them, so the whole file stays quick.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import gc
 import json
@@ -273,6 +274,24 @@ def test_a_check_outside_the_main_thread_is_bounded_too():
     worker.join(5)
     assert not worker.is_alive() and time.monotonic() - started < 5
     assert not found[0].passed and found[0].message.startswith("不对：")
+
+
+def test_a_check_outside_the_main_thread_leaves_no_code_running():
+    """A bare ``except:`` swallows the one exception a thread can be sent: the line
+    tracer must get it out there too, or it spins on after the check has answered."""
+    found: list[CheckResult] = []
+    worker = threading.Thread(
+        target=lambda: found.append(check("01-loop", swallows_everything, time_limit_s=0.1))
+    )
+    worker.start()
+    worker.join(5)
+    assert found and not found[0].passed
+    deadline = time.monotonic() + 2  # generous: the student's thread ends at its next line
+    while time.monotonic() < deadline and any(
+        t.name == "agentlab-exercise" for t in threading.enumerate()
+    ):
+        time.sleep(0.01)
+    assert not [t for t in threading.enumerate() if t.name == "agentlab-exercise"]
 
 
 def test_code_that_starts_after_the_time_is_up_is_not_stopped(capsys):
@@ -600,3 +619,213 @@ def test_english_feedback_has_no_full_width_punctuation(exercise_id, monkeypatch
     for answer in answers:
         message = api.render(judge(exercise, answer))
         assert not FULL_WIDTH.search(QUOTED.sub("", message)), message
+
+
+# -- what students tried (the attempts review) ----------------------------------------------
+
+
+def test_a_loop_that_swallows_the_checkers_stop_is_told_it_has_no_cap():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-loop"), wrong.loop_swallows_the_stop)
+    assert verdict.status == WRONG and "没有步数上限" in verdict.detail, verdict.detail
+
+
+def test_an_ending_that_is_not_a_string_is_told_so():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("02-capped-loop"), wrong.capped_ending_as_bool)
+    assert verdict.status == WRONG, verdict.detail
+    assert "True（bool）" in verdict.detail and "上限那一步" not in verdict.detail, verdict.detail
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("NoProgressSaysWords", "返回了 'continue'"), ("NoProgressForgetsReturn", "返回了 None")],
+)
+def test_after_step_must_return_true_or_false(name, said):
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("03-no-progress"), getattr(wrong, name))
+    assert verdict.status == WRONG, verdict.detail
+    assert "应返回 True（该停了）或 False（继续）" in verdict.detail and said in verdict.detail
+
+
+def test_state_shared_through_the_class_is_named_every_time():
+    from agentlab.exercises import wrong
+
+    first, again = (judge(api.get("03-no-progress"), wrong.NoProgressSharedByClass) for _ in "12")
+    assert first == again and first.status == WRONG
+    assert "类属性" in first.detail and "self.seen" in first.detail, first.detail
+
+
+def test_a_deadline_whose_left_ignores_the_clock_is_told_so():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("03-deadline"), wrong.DeadlineLeftReadsItsOwnClock)
+    assert verdict.status == WRONG and "left()" in verdict.detail, verdict.detail
+    assert "self.clock()" in verdict.detail
+
+
+def test_a_later_request_without_tools_is_named():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-loop"), wrong.loop_tools_on_the_first_request_only)
+    assert verdict.status == WRONG and "第 2 次请求没有带 tools=" in verdict.detail, verdict.detail
+
+
+def test_arguments_sent_back_as_a_dict_are_named_not_a_scripted_model_error():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-loop"), wrong.loop_arguments_as_dicts)
+    assert verdict.status == WRONG and "arguments 是 dict" in verdict.detail, verdict.detail
+    assert "脚本化模型" not in verdict.detail and "500" not in verdict.detail
+
+
+def test_a_loop_that_returns_a_pair_is_told_to_return_the_messages():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-loop"), wrong.loop_returns_a_pair)
+    assert verdict.status == WRONG and "一对" in verdict.detail, verdict.detail
+    assert "'answered'" in verdict.detail and "role=user" not in verdict.detail
+
+
+def _recursive_loop(task, client, tools, max_steps, messages=None):
+    """No system prompt, recursion for the loop, a "name" on each tool message."""
+    from agentlab.exercises import wrong
+
+    messages = messages or [{"role": "user", "content": task}]
+    if max_steps == 0:
+        return messages
+    reply = wrong._ask(client, messages, tools)
+    messages.append(wrong._assistant(reply))
+    if not reply.tool_calls:
+        return messages
+    for tc in reply.tool_calls:
+        result = json.dumps(tools.call(tc.function.name, tc.function.arguments))
+        messages.append(
+            {"role": "tool", "tool_call_id": tc.id, "name": tc.function.name, "content": result}
+        )
+    return _recursive_loop(task, client, tools, max_steps - 1, messages)
+
+
+def _sdk_message_loop(task, client, tools, max_steps):
+    """The SDK's own message object put back into the history, as many tutorials do."""
+    from agentlab.exercises import wrong
+
+    messages = [{"role": "user", "content": task}]
+    for _ in range(max_steps):
+        reply = wrong._ask(client, messages, tools)
+        messages.append(reply)
+        if not reply.tool_calls:
+            break
+        for tc in reply.tool_calls:
+            content = wrong._result(tools, tc)
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
+    return messages
+
+
+def _ending_from_the_last_message(task, client, tools, max_steps):
+    """Chapter 01's loop, the ending read off the last message, the pair as a list."""
+    messages = _recursive_loop(task, client, tools, max_steps)
+    last = messages[-1]
+    answered = last["role"] == "assistant" and not last.get("tool_calls")
+    return [messages, "answered" if answered else "max_steps"]
+
+
+@dataclasses.dataclass
+class _NoProgressAsADataclass:
+    limit: int
+    seen: set = dataclasses.field(default_factory=set)
+    streak: int = 0
+
+    def after_step(self, fingerprints):
+        new = set(fingerprints) - self.seen
+        self.seen |= set(fingerprints)
+        self.streak = 0 if new else self.streak + 1
+        return self.streak >= self.limit
+
+
+def _done_when_as_a_callable_object(box, expected_total):
+    class DoneWhen:
+        def __call__(self, answer):
+            report = box / "report.md"
+            if not report.exists():
+                return "还没有 report.md"
+            lines = [line.strip() for line in report.read_text(encoding="utf-8").splitlines()]
+            return True if f"总销售额 {expected_total}" in lines else "总销售额不对"
+
+    return DoneWhen()
+
+
+def _pick_cap_as_a_float(summary, target):
+    for cap, rate in sorted(zip(summary["cap"], summary["completion_rate"], strict=True)):
+        if rate >= target:
+            return float(cap)  # 5.0: the same cap
+    return None
+
+
+@pytest.mark.parametrize(
+    ("exercise_id", "answer"),
+    [
+        ("01-loop", _recursive_loop),
+        ("01-loop", _sdk_message_loop),
+        ("02-capped-loop", _ending_from_the_last_message),
+        ("03-no-progress", _NoProgressAsADataclass),
+        ("04-done-when", _done_when_as_a_callable_object),
+        ("05-pick-cap", _pick_cap_as_a_float),
+    ],
+)
+def test_right_answers_written_another_way_pass(exercise_id, answer):
+    """Students' own styles the checks must not reject: recursion, the SDK's message
+    object, a list for the pair, a dataclass, a callable object, 5.0 for the cap 5."""
+    verdict = judge(api.get(exercise_id), answer)
+    assert verdict.status == PASSED, verdict.detail
+
+
+def test_a_tool_that_forgets_the_box_is_told_so_and_writes_nothing_here(tmp_path, monkeypatch):
+    from agentlab.exercises import wrong
+
+    monkeypatch.chdir(tmp_path)  # the notebook's folder
+    verdict = judge(api.get("01-append-text"), wrong.append_forgets_the_box)
+    assert verdict.status == WRONG and "当前目录" in verdict.detail, verdict.detail
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [("DeadlineSkipsWhenNoneLeft", "返回了 None"), ("DeadlineRaisesTimeoutError", "TimeoutError")],
+)
+def test_a_run_that_does_not_raise_timed_out_is_told_why(name, said):
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("03-deadline"), getattr(wrong, name))
+    assert verdict.status == WRONG and said in verdict.detail, verdict.detail
+    assert "应抛出 TimedOut" in verdict.detail
+
+
+def test_a_numpy_bool_from_after_step_is_a_bool():
+    import numpy as np
+
+    from agentlab.exercises import solutions
+
+    class NoProgress(solutions.NoProgress):
+        def after_step(self, fingerprints):
+            return np.bool_(super().after_step(fingerprints))
+
+    verdict = judge(api.get("03-no-progress"), NoProgress)
+    assert verdict.status == PASSED, verdict.detail
+
+
+def test_a_history_from_a_client_of_its_own_is_told_to_use_the_one_given():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-history"), wrong.history_of_its_own_client)
+    assert verdict.status == WRONG and "传进来的 client" in verdict.detail, verdict.detail
+
+
+def test_fragments_joined_in_the_api_shape_are_told_the_shape_asked_for():
+    from agentlab.exercises import wrong
+
+    verdict = judge(api.get("01-fragments"), wrong.fragments_in_the_api_shape)
+    assert verdict.status == WRONG and "最外层" in verdict.detail, verdict.detail

@@ -12,10 +12,12 @@ Checks only; reference and wrong answers live in ``solutions.py`` and
 
 from __future__ import annotations
 
+import contextlib
 import dis
 import json
 import shutil
 import sys
+from pathlib import Path
 from typing import Any
 
 from .. import Budget, run_agent
@@ -113,14 +115,13 @@ def check_history(answer: Any) -> Verdict:
             run_agent(task, client=client, tools=tools, trace_dir=False)
         expected = [len(r.messages) for r in client.requests]
         first = first or expected
+        given = scenario.client()
         with sandbox() as (_, tools):
             got = run_student(
-                answer,
-                task,
-                scenario.client(),
-                tools,
-                what=tr("exercise.01-history.what", task=task),
+                answer, task, given, tools, what=tr("exercise.01-history.what", task=task)
             )
+        if not given.requests:  # never ran, or ran a client of its own
+            return wrong_verdict(tr("exercise.01-history.client_unused", task=task))
         if not isinstance(got, list | tuple) or not all(
             isinstance(n, int) and not isinstance(n, bool) for n in got
         ):
@@ -283,8 +284,13 @@ def _library_functions_used(function: Any) -> list[str]:
 def check_append_text(answer: Any) -> Verdict:
     need_callable(answer, "add_append_text")
     box = sandbox_copy()
+    # A tool that forgets box writes into the current folder: let that be an empty one of
+    # ours, not the student's notebooks/ (and see there what it wrote).
+    workdir = box.parent / "cwd"
+    workdir.mkdir()
     try:
-        return _check_append_text(answer, box)
+        with contextlib.chdir(workdir):
+            return _check_append_text(answer, box)
     finally:
         shutil.rmtree(box.parent, ignore_errors=True)
 
@@ -339,6 +345,8 @@ def _check_append_text(answer: Any, box: Any) -> Verdict:
             tr("exercise.01-append-text.failed", path="meeting.md", result=_said(result))
         )
     after = (box / "meeting.md").read_text(encoding="utf-8")
+    if after == before and Path("meeting.md").exists():  # relative to the current folder
+        return wrong_verdict(tr("exercise.01-append-text.wrote_in_cwd"))
     if after == APPENDED:
         return wrong_verdict(tr("exercise.01-append-text.overwrote"))
     if after != before + APPENDED:
@@ -496,6 +504,8 @@ def check_fragments(answer: Any) -> Verdict:
                 )
             )
         for mine, theirs in zip(got, expected, strict=True):
+            if "function" in mine and "name" not in mine:  # the history's shape, not this one
+                return wrong_verdict(tr("exercise.01-fragments.nested", n=number))
             for key in ("id", "name", "arguments"):
                 if mine.get(key) != theirs[key]:
                     return wrong_verdict(

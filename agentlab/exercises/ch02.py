@@ -343,6 +343,15 @@ def check_capped_loop(answer: Any) -> Verdict:
                 tr("exercise.02-capped-loop.reversed", scenario=scenario.name, got=shown(messages))
             )
         check_returned_messages(messages, ref, scenario, "capped_loop")
+        if not isinstance(got_ending, str):
+            return wrong_verdict(
+                tr(
+                    "exercise.02-capped-loop.ending_not_str",
+                    scenario=scenario.name,
+                    got=shown(got_ending),
+                    kind=type_name(got_ending),
+                )
+            )
         if got_ending != ending:
             key = f"exercise.02-capped-loop.ending_{ending}"
             return wrong_verdict(

@@ -13,9 +13,11 @@ Checks only; reference and wrong answers live in ``solutions.py`` and
 
 from __future__ import annotations
 
+import copy
 import functools
 import numbers
 import time
+import uuid
 from typing import Any
 
 from .. import Budget, run_agent
@@ -170,6 +172,9 @@ NO_PROGRESS_SEQUENCES = (
 
 def check_no_progress(answer: Any) -> Verdict:
     need_callable(answer, "NoProgress")
+    shared = _shared_by_the_class(answer)
+    if shared:
+        return wrong_verdict(tr("exercise.03-no-progress.class_state", name=shared))
     for steps, limit, expected in NO_PROGRESS_SEQUENCES:
         sequence = shown(steps, 120)
         what = tr("exercise.03-no-progress.what", sequence=sequence, limit=limit)
@@ -180,7 +185,18 @@ def check_no_progress(answer: Any) -> Verdict:
             )
         stopped_at = None
         for number, fingerprints in enumerate(steps, start=1):
-            if run_student(counter.after_step, list(fingerprints), what=what):
+            stop = run_student(counter.after_step, list(fingerprints), what=what)
+            # "continue" is as true as "stop"; numpy's bool is a bool too
+            if not isinstance(stop, bool | int) and type(stop).__module__ != "numpy":
+                return wrong_verdict(
+                    tr(
+                        "exercise.03-no-progress.not_bool",
+                        sequence=sequence,
+                        step=number,
+                        got=shown(stop),
+                    )
+                )
+            if stop:
                 stopped_at = number
                 break
         if stopped_at != expected:
@@ -195,6 +211,28 @@ def check_no_progress(answer: Any) -> Verdict:
                 )
             )
     return passed(tr("exercise.03-no-progress.passed", count=len(NO_PROGRESS_SEQUENCES)))
+
+
+def _shared_by_the_class(answer: Any) -> str | None:
+    """The name of a list, set or dict kept on the class that ``after_step`` changes: one
+    object shared by every counter, so a new counter starts with what others saw.
+
+    Probed with a fingerprint never used before, so the answer is the same however many
+    counters the student's class has already made."""
+    if not isinstance(answer, type):
+        return None
+    kept = {
+        name: copy.copy(value)
+        for name, value in vars(answer).items()
+        if isinstance(value, list | set | dict)
+    }
+    if not kept:
+        return None
+    what = tr("exercise.03-no-progress.what", sequence="[[…]]", limit=2)
+    counter = run_student(answer, 2, what=what)
+    if callable(getattr(counter, "after_step", None)):
+        run_student(counter.after_step, [f"probe-{uuid.uuid4().hex}"], what=what)
+    return next((name for name, before in kept.items() if vars(answer)[name] != before), None)
 
 
 # -- 03-deadline -------------------------------------------------------------------------
@@ -255,12 +293,15 @@ def _check_with_fake_clock(answer: Any) -> Verdict | None:
     clock = FakeClock(100.0)
     what = tr("exercise.03-deadline.what_fake")
     deadline = run_student(answer, FAKE_BUDGET_S, clock, what=what)
+    reads_at_start = clock.reads
     lefts = []
     for now in (100.03, 100.06, 101.0):
         clock.now = now
         lefts.append(run_student(deadline.left, what=what))
     if clock.reads == 0:
         return wrong_verdict(tr("exercise.03-deadline.no_clock"))
+    if clock.reads == reads_at_start:  # read once, at the start: left() cannot see time pass
+        return wrong_verdict(tr("exercise.03-deadline.left_no_clock"))
     for value in lefts:
         if not isinstance(value, numbers.Real) or isinstance(value, bool):
             return wrong_verdict(tr("exercise.03-deadline.not_number", got=type_name(value)))
@@ -294,12 +335,20 @@ def _check_run_gives_what_is_left(answer: Any) -> Verdict | None:
     outcome = run_student(_attempt, deadline, job, "tool", what=what)
     if outcome != "timed_out":
         return _not_timed_out(outcome, "exercise.03-deadline.run_not_left", left=0.01, job=0.03)
+    # Past the deadline: run() still raises TimedOut, it does not quietly skip the work.
+    clock.now = 100.0 + FAKE_BUDGET_S + 1.0
+    outcome = run_student(_attempt, deadline, job, "tool", what=what)
+    if outcome == "other_timeout":
+        return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
+    if outcome != "timed_out":
+        return wrong_verdict(tr("exercise.03-deadline.none_left_skipped"))
     return None
 
 
 def _attempt(deadline: Any, work: Any, name: str) -> str:
-    """Run ``deadline.run(work, name)``: "returned", "timed_out", or "swallowed" (run()
-    returned, yet the work had not finished: a TimedOut was caught and dropped)."""
+    """Run ``deadline.run(work, name)``: "returned", "timed_out", "other_timeout" (a
+    TimeoutError that is not TimedOut), or "swallowed" (run() returned, yet the work had
+    not finished: a TimedOut was caught and dropped, or the work skipped)."""
     finished: list[bool] = []
 
     def tracked() -> Any:
@@ -311,11 +360,15 @@ def _attempt(deadline: Any, work: Any, name: str) -> str:
         deadline.run(tracked, name)
     except TimedOut:
         return "timed_out"
+    except TimeoutError:  # concurrent.futures' or asyncio's: not what the loop catches
+        return "other_timeout"
     return "returned" if finished else "swallowed"
 
 
 def _not_timed_out(outcome: str, key: str, **fields: Any) -> Verdict:
     """The verdict for a run() that should have raised TimedOut and did not."""
+    if outcome == "other_timeout":
+        return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
     if outcome == "swallowed":
         return wrong_verdict(tr("exercise.03-deadline.swallowed"))
     return wrong_verdict(tr(key, **fields))

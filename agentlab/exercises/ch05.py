@@ -171,6 +171,37 @@ def _two_of_three() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _answered_after_error() -> pd.DataFrame:
+    """A hand-made sweep at cap 4 the real ones lack: a task that could complete answered
+    right after a tool error (stop reason answered, outcome tool_error), and a run whose
+    retried request made its model requests outnumber its steps."""
+    import pandas as pd
+
+    # (kind, could complete?, outcome, stop reason, steps, model requests)
+    runs = [
+        ("honest", True, "completed", "answered", 3, 3),
+        ("recovers", True, "tool_error", "answered", 2, 2),
+        ("honest", True, "budget_exhausted", "max_steps", 4, 5),
+        ("runaway", False, "budget_exhausted", "max_steps", 4, 4),
+    ]
+    rows = [
+        {
+            "profile": i,
+            "kind": kind,
+            "needed_steps": 3 if able else None,
+            "could_complete": able,
+            "cap": 4,
+            "outcome": outcome,
+            "stop_reason": reason,
+            "steps": steps,
+            "model_requests": requests,
+            "tokens": 100,
+        }
+        for i, (kind, able, outcome, reason, steps, requests) in enumerate(runs)
+    ]
+    return pd.DataFrame(rows)
+
+
 def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
     """(case key, results, cap, that cap's row of summarize(results))."""
     from ..experiments import summarize
@@ -185,6 +216,10 @@ def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
     cases.append(("only_runaways", edge, 3, summarize(edge).set_index("cap").loc[3]))
     thirds = _two_of_three()
     cases.append(("two_of_three", thirds, 4, summarize(thirds).set_index("cap").loc[4]))
+    after_error = _answered_after_error()
+    cases.append(
+        ("answered_after_error", after_error, 4, summarize(after_error).set_index("cap").loc[4])
+    )
     return cases
 
 

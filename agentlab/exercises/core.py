@@ -17,8 +17,10 @@ hidden, warnings silenced and a time limit, and turns whatever it does
 for the whole check, shared by every call into student code — the lesson of
 chapter 03 applied to the checker itself. In the main thread (a notebook
 cell, pytest) it is enforced with ``SIGALRM``, which interrupts pure-Python
-loops and ``time.sleep`` alike; elsewhere the student's code runs on a helper
-thread that gets an exception injected when time is up.
+loops and ``time.sleep`` alike; elsewhere (Windows, a check called from a
+thread) the student's code runs on a helper thread that gets an exception
+injected when time is up, its frames marked as with the alarm so that a bare
+``except:`` cannot keep it running after the check has answered.
 
 This module knows nothing about any particular exercise.
 """
@@ -324,15 +326,26 @@ def _bounded_by_thread(work: Callable[[], Any], seconds: float) -> Any:
     outcome: dict[str, Any] = {}
 
     def target() -> None:
+        # Tracing on in this thread (no tracer of its own yet), so that when time is up
+        # the frames marked below raise again inside a bare ``except:``, as with the alarm.
+        if sys.gettrace() is None:
+            sys.settrace(lambda *_: None)
         try:
             outcome["value"] = work()
         except BaseException as exc:  # handed to the caller below
             outcome["error"] = exc
+        finally:
+            sys.settrace(None)
 
     worker = threading.Thread(target=target, name="agentlab-exercise", daemon=True)
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
+        frame = sys._current_frames().get(worker.ident or 0)  # the worker's innermost frame
+        while frame is not None:
+            if not frame.f_code.co_filename.startswith(NOT_STUDENT_CODE):
+                frame.f_trace = _time_up_on_line
+            frame = frame.f_back
         # Python cannot kill a thread, but it can make it raise at its next bytecode.
         ctypes.pythonapi.PyThreadState_SetAsyncExc(
             ctypes.c_ulong(worker.ident or 0), ctypes.py_object(TimeUp)

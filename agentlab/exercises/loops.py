@@ -163,7 +163,7 @@ def student_run(loop: Callable[..., Any], scenario: Scenario, name: str) -> Tran
             # A tool call that is not a dict breaks the scripted model (HTTP 500), and the
             # loop raises: hand the history over, so that compare() names the cause.
             requests, offered = _requests(client)
-            if any(_not_a_dict(message) for request in requests for message in request):
+            if any(_odd_call(message) for request in requests for message in request):
                 return Transcript(requests, offered, returned=None)
             raise
     return transcript(client, returned)
@@ -219,18 +219,29 @@ def _call(tool_call: Any) -> dict[str, Any]:
     if not isinstance(tool_call, dict):  # a string, a list...: see _not_a_dict
         return {"not_a_dict": type_name(tool_call), "value": shown(tool_call)}
     function = tool_call.get("function") or {}
-    return {
+    arguments = function.get("arguments")
+    out = {
         "id": tool_call.get("id"),
         "type": tool_call.get("type"),  # OpenAI-compatible services answer 400 without it
         "name": function.get("name"),
-        "arguments": _json_or_text(function.get("arguments")),
+        "arguments": _json_or_text(arguments),
     }
+    if not isinstance(arguments, str):  # services take the JSON text, as the model sent it
+        out["arguments_not_str"] = type_name(arguments)
+    return out
 
 
 def _not_a_dict(message: dict[str, Any] | None) -> dict[str, Any] | None:
     """The first tool call in ``message`` that was not a dict (as :func:`_call` marks it)."""
     calls = (message or {}).get("tool_calls") or []
     return next((c for c in calls if "not_a_dict" in c), None)
+
+
+def _odd_call(message: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The first tool call in ``message`` that no service would take: not a dict, or
+    arguments that are not the JSON text (the scripted model fails on it, HTTP 500)."""
+    calls = (message or {}).get("tool_calls") or []
+    return next((c for c in calls if "not_a_dict" in c or "arguments_not_str" in c), None)
 
 
 def _json_or_text(text: Any) -> Any:
@@ -285,13 +296,18 @@ def compare(
             raise fail("exercise.loop.no_task")
         if not got.tools_sent[0]:
             raise fail("exercise.loop.no_tools")
+        # a later request without tools: the model cannot ask for one, so the loop "stops"
+        later = next((n for n, sent in enumerate(got.tools_sent, start=1) if not sent), None)
+        if later is not None:
+            raise fail("exercise.loop.no_tools_later", n=later)
     for n, (mine, theirs) in enumerate(zip(got.requests, ref.requests, strict=False), start=1):
         if mine != theirs:
             key, fields = _history_problem(n, mine, theirs)
             raise fail(key, **fields)
 
     cap, made, needed = scenario.max_steps, len(got.requests), len(ref.requests)
-    if got.runaway:
+    # more than the guard allows: a loop that caught the guard's Runaway and went on
+    if got.runaway or made > cap + RUNAWAY_AFTER:
         raise fail("exercise.loop.no_cap", cap=cap, got=made)
     if made > needed:
         if ref_ending == "max_steps":
@@ -328,6 +344,12 @@ def _history_problem(
         return (
             "exercise.loop.call_not_dict",
             {"n": n, "kind": loose["not_a_dict"], "value": loose["value"]},
+        )
+    odd = _odd_call(got)
+    if role == "assistant" and odd is not None:
+        return (
+            "exercise.loop.arguments_not_str",
+            {"n": n, "id": odd["id"], "kind": odd["arguments_not_str"]},
         )
     untyped = [
         c
@@ -378,6 +400,9 @@ def check_returned_messages(returned: Any, ref: Transcript, scenario: Scenario, 
 
     if not isinstance(returned, list | tuple):
         raise fail("exercise.loop.return_type", name=name, got=type_name(returned))
+    pair = len(returned) == 2 and isinstance(returned[0], list | tuple)
+    if pair and isinstance(returned[1], str):  # (messages, ending), as capped_loop returns
+        raise fail("exercise.loop.return_pair", name=name, got=shown(returned[1]))
     mine, theirs = conversation(returned), conversation(ref.returned)
     if mine == theirs:
         return

@@ -14,6 +14,7 @@ student's test against the wrong loops here. Students never need to import it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import time
 
@@ -161,6 +162,20 @@ def loop_without_cap(task, client, tools, max_steps):
             messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
 
 
+def loop_swallows_the_stop(task, client, tools, max_steps):
+    messages = _start(task)
+    while True:  # no cap; "whatever goes wrong with the request, stop and return"
+        try:
+            reply = _ask(client, messages, tools)
+        except BaseException:
+            return messages
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+
+
 def loop_without_call_type(task, client, tools, max_steps):
     messages = _start(task)
     for _ in range(max_steps):
@@ -191,6 +206,41 @@ def loop_calls_as_json_text(task, client, tools, max_steps):
     return messages
 
 
+def loop_tools_on_the_first_request_only(task, client, tools, max_steps):
+    messages = _start(task)
+    for step in range(max_steps):
+        offered = {"tools": tools.schemas()} if step == 0 else {}  # "it knows them by now"
+        completion = client.chat.completions.create(
+            model="agentlab-scripted", messages=messages, **offered
+        )
+        reply = completion.choices[0].message
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages
+
+
+def loop_arguments_as_dicts(task, client, tools, max_steps):
+    messages = _start(task)
+    for _ in range(max_steps):
+        reply = _ask(client, messages, tools)
+        assistant = _assistant(reply)
+        for tc in assistant.get("tool_calls", []):  # "tidier as a dict than as JSON text"
+            tc["function"]["arguments"] = json.loads(tc["function"]["arguments"])
+        messages.append(assistant)
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages
+
+
+def loop_returns_a_pair(task, client, tools, max_steps):
+    return solutions.capped_loop(task, client, tools, max_steps)  # chapter 02's, with the ending
+
+
 LOOP = (
     Wrong("tool message without tool_call_id", loop_without_tool_call_id),
     Wrong("tool results appended before the assistant message", loop_tool_before_assistant),
@@ -199,11 +249,15 @@ LOOP = (
     Wrong("cap checked after the request (one request too many)", loop_cap_after_request),
     Wrong("stops when the reply has content, not when it has no tool_calls", loop_stops_on_content),
     Wrong("no step cap at all", loop_without_cap),
+    Wrong("no step cap, and a bare except swallows the checker's stop", loop_swallows_the_stop),
     Wrong("counts tool calls, not requests, against the cap", loop_counts_tool_calls),
     Wrong(
         'tool_calls without "type": "function" (real services answer 400)', loop_without_call_type
     ),
     Wrong("each tool call sent as a JSON string, not a dict", loop_calls_as_json_text),
+    Wrong("tools offered on the first request only", loop_tools_on_the_first_request_only),
+    Wrong("function.arguments sent back as a dict, not the JSON text", loop_arguments_as_dicts),
+    Wrong("returns (messages, ending), as chapter 02's capped_loop", loop_returns_a_pair),
 )
 
 
@@ -222,10 +276,19 @@ def history_two_per_round(task, client, tools):
     return [2 + 2 * k for k in range(result.steps)]  # true only with one call per round
 
 
+def history_of_its_own_client(task, client, tools):
+    from agentlab.clients import scripted
+
+    mine = scripted("todo_clerk")  # a client of its own: the one passed in is never asked
+    run_agent(task, client=mine, tools=tools)
+    return [len(request.messages) for request in client.requests]
+
+
 HISTORY = (
     Wrong("request numbers instead of message counts", history_request_numbers),
     Wrong("a formula: two more messages every round", history_two_per_round),
     Wrong("only the final history length", history_final_length_only),
+    Wrong("runs a client of its own, not the one passed in", history_of_its_own_client),
 )
 
 PREDICT_MISSING = (
@@ -358,6 +421,17 @@ def append_refuses_with_its_own_code(registry, box):
     _register(registry, append_text)
 
 
+def append_forgets_the_box(registry, box):
+    def append_text(rel_path, text):
+        if ".." in rel_path or rel_path.startswith("/"):
+            return error("PATH_NOT_ALLOWED", f"{rel_path!r} is outside the sandbox")
+        with open(rel_path, "a", encoding="utf-8") as handle:  # box forgotten: the cwd
+            handle.write(text)
+        return ok({"path": rel_path})
+
+    _register(registry, append_text)
+
+
 APPEND_TEXT = (
     Wrong("no path check: ../ escapes the sandbox", append_without_path_check),
     Wrong("path text compared with startswith: ../<box>.md escapes", append_with_prefix_check),
@@ -367,6 +441,9 @@ APPEND_TEXT = (
     Wrong("the same through the module: files.append_text", append_wraps_the_library_module),
     Wrong(
         "refuses escapes with its own code, not PATH_NOT_ALLOWED", append_refuses_with_its_own_code
+    ),
+    Wrong(
+        "opens rel_path as it is: writes in the current folder, not in box", append_forgets_the_box
     ),
 )
 
@@ -421,6 +498,19 @@ def fragments_without_none_guard(fragments):
     return [calls[index] for index in sorted(calls)]
 
 
+def fragments_in_the_api_shape(fragments):
+    calls = {}
+    for piece in fragments:  # the shape the history needs, not the one asked for here
+        slot = calls.setdefault(
+            piece["index"], {"id": None, "type": "function", "function": {"name": None}}
+        )
+        slot["id"] = slot["id"] or piece["id"]
+        function = slot["function"]
+        function["name"] = function["name"] or piece["name"]
+        function["arguments"] = function.get("arguments", "") + (piece["arguments"] or "")
+    return [calls[index] for index in sorted(calls)]
+
+
 FRAGMENTS = (
     Wrong("every fragment joined into one call", fragments_one_call),
     Wrong("calls returned in arrival order, not by index", fragments_in_arrival_order),
@@ -429,6 +519,9 @@ FRAGMENTS = (
     ),
     Wrong("joined by id (continuations carry no id)", fragments_by_id),
     Wrong("arguments += piece's arguments with no None guard", fragments_without_none_guard),
+    Wrong(
+        'the API\'s nested shape: {"function": {"name", "arguments"}}', fragments_in_the_api_shape
+    ),
 )
 
 
@@ -655,6 +748,11 @@ def capped_skips_last_tools(task, client, tools, max_steps):
     return messages, "max_steps"
 
 
+def capped_ending_as_bool(task, client, tools, max_steps):
+    messages, ending = solutions.capped_loop(task, client, tools, max_steps)
+    return messages, ending == "answered"  # "answered?" as True / False
+
+
 CAPPED_LOOP = (
     Wrong("range(max_steps + 1): one request too many", capped_one_extra),
     Wrong("an answer at the last allowed step reported as max_steps", capped_cap_before_answer),
@@ -663,6 +761,7 @@ CAPPED_LOOP = (
     Wrong("counts tool calls, not requests, against the cap", capped_counts_tool_calls),
     Wrong("returns (ending, messages): the pair reversed", capped_reversed_pair),
     Wrong("skips the tools of the last step", capped_skips_last_tools),
+    Wrong("the ending as a bool (answered or not)", capped_ending_as_bool),
 )
 
 
@@ -839,6 +938,35 @@ def no_progress_as_a_function(limit):
     return after_step  # the check itself, not an object that has an after_step
 
 
+class NoProgressSharedByClass:
+    """The state on the class: every counter shares one set of fingerprints."""
+
+    seen = set()  # one set for the class, not one per counter
+
+    def __init__(self, limit):
+        self.limit, self.streak = limit, 0
+
+    def after_step(self, fingerprints):
+        new = set(fingerprints) - self.seen
+        self.seen.update(fingerprints)
+        self.streak = 0 if new else self.streak + 1
+        return self.streak >= self.limit
+
+
+class NoProgressSaysWords(solutions.NoProgress):
+    """The reference's decision, said in words: "continue" is truthy too."""
+
+    def after_step(self, fingerprints):
+        return "stop" if super().after_step(fingerprints) else "continue"
+
+
+class NoProgressForgetsReturn(solutions.NoProgress):
+    """The reference's decision, stored and never returned."""
+
+    def after_step(self, fingerprints):
+        self.stop = super().after_step(fingerprints)
+
+
 NO_PROGRESS = (
     Wrong(
         "compares with the previous step only (alternating results never stop)",
@@ -847,6 +975,9 @@ NO_PROGRESS = (
     Wrong("the streak is not reset by a step with something new", NoProgressNeverResets),
     Wrong("stops one step late (> instead of >=)", NoProgressOneLate),
     Wrong("a function, not a class", no_progress_as_a_function),
+    Wrong("the fingerprints kept on the class, shared by every counter", NoProgressSharedByClass),
+    Wrong('after_step returns "stop" / "continue"', NoProgressSaysWords),
+    Wrong("after_step never returns its decision", NoProgressForgetsReturn),
 )
 
 
@@ -901,12 +1032,44 @@ class DeadlineSwallowsTimedOut(solutions.SharedDeadline):
             return None
 
 
+class DeadlineLeftReadsItsOwnClock(solutions.SharedDeadline):
+    """The reference, but left() reads time.monotonic(), not the clock it was given."""
+
+    def left(self):
+        return max(0.0, self.at - time.monotonic())
+
+
+class DeadlineSkipsWhenNoneLeft(solutions.SharedDeadline):
+    """The reference, but run() with no time left skips the work and returns None."""
+
+    def run(self, work, name):
+        if self.left() <= 0:
+            return None  # "no time left: skip this phase"
+        return run_within(work, self.left(), name)
+
+
+class DeadlineRaisesTimeoutError(solutions.SharedDeadline):
+    """The reference, but run() waits with concurrent.futures: its TimeoutError, not TimedOut."""
+
+    def run(self, work, name):
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        try:
+            return pool.submit(work).result(timeout=self.left())
+        finally:
+            pool.shutdown(wait=False)
+
+
 DEADLINE = (
     Wrong("per-phase timeout: every phase gets the full budget", DeadlinePerPhase),
     Wrong("run() gives the work the whole budget, not the time left", DeadlineRunGetsWholeBudget),
     Wrong("left() goes below zero", DeadlineGoesNegative),
     Wrong("run() calls work() without a timeout", DeadlineNeverStopsWaiting),
     Wrong("run() catches TimedOut and returns None", DeadlineSwallowsTimedOut),
+    Wrong("left() reads time.monotonic(), not self.clock()", DeadlineLeftReadsItsOwnClock),
+    Wrong("run() with no time left returns None, work skipped", DeadlineSkipsWhenNoneLeft),
+    Wrong(
+        "run() raises concurrent.futures' TimeoutError, not TimedOut", DeadlineRaisesTimeoutError
+    ),
 )
 
 PREDICT_ALTERNATE = (
@@ -1249,12 +1412,21 @@ def completion_rounded(results, cap):
     return round(solutions.completion_rate(results, cap), 2)  # 2/3 becomes 0.67
 
 
+def completion_by_stop_reason(results, cap):
+    at_cap = results[results["cap"] == cap]
+    able = at_cap[at_cap["could_complete"]]
+    return (able["stop_reason"] == "answered").mean() if len(able) else 0.0  # not the outcome
+
+
 COMPLETION_RATE = (
     Wrong("divides by every task, runaways included", completion_over_every_task),
     Wrong("forgets to pick the cap", completion_over_every_cap),
     Wrong("a percentage, not a rate", completion_in_percent),
     Wrong("rounded to 2 decimals", completion_rounded),
     Wrong("the rate as a one-row Series", completion_as_series),
+    Wrong(
+        "answered counted as completed (an answer after a tool error)", completion_by_stop_reason
+    ),
 )
 
 
@@ -1283,12 +1455,18 @@ def wasted_only_max_steps(results, cap):
     return int(at_cap.loc[at_cap["stop_reason"] == "max_steps", "steps"].sum())
 
 
+def wasted_model_requests(results, cap):
+    at_cap = results[results["cap"] == cap]
+    return int(at_cap.loc[at_cap["outcome"] == "budget_exhausted", "model_requests"].sum())
+
+
 WASTED_STEPS = (
     Wrong("every step at that cap, completed runs included", wasted_every_step),
     Wrong("cap steps for each exhausted run", wasted_cap_per_run),
     Wrong("only runs stopped by max_steps", wasted_only_max_steps),
     Wrong("counts runs, not steps", wasted_counts_runs),
     Wrong("tool_error runs counted as waste too", wasted_includes_tool_errors),
+    Wrong("model requests, not steps (a retried request is no step)", wasted_model_requests),
 )
 
 
