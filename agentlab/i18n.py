@@ -3553,4 +3553,24 @@ CATALOG: dict[str, tuple[str, str]] = {
         "as it streamed)",
     ),
     "provider.json_too_deep": ("JSON 嵌套太深，无法读取", "JSON nested too deep to read"),
+    # -- tinker: caller slips an instructor makes live (loop.py, registry.py, files.py) --
+    "loop.bad_budget": (
+        "budget 必须是一个 Budget（例如 Budget(max_steps=4)），收到的是 {type}",
+        "budget must be a Budget (e.g. Budget(max_steps=4)), not {type}",
+    ),
+    "loop.bad_client": (
+        'client 必须是一个 openai.OpenAI 客户端（例如 scripted("honest_analyst")），'
+        "收到的是 {type}",
+        'client must be an openai.OpenAI client (e.g. scripted("honest_analyst")), not {type}',
+    ),
+    "loop.bad_done_when": (
+        "done_when 必须是一个函数：收到回答，返回 True、False 或一句说明还缺什么的话；"
+        "收到的是 {type}",
+        "done_when must be a function: given the answer, it returns True, False or a sentence "
+        "saying what is missing; got {type}",
+    ),
+    "loop.task_not_text": (
+        "任务应是一段文字（str），收到的是 {type}：没有发出任何请求",
+        "the task should be text (str), got {type}: no request was made",
+    ),
 }

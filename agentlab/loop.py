@@ -93,9 +93,17 @@ def run_agent(
       folder named ``task_id``; ``on_event`` also receives every trace
       event as it happens (one that raises is dropped, with a warning).
     """
-    budget = budget or Budget()
+    budget = Budget() if budget is None else budget
+    # A wrong kind of argument is the caller's slip: say so now, naming it,
+    # rather than as a confusing error (or a wasted budget) later in the run.
+    if not isinstance(budget, Budget):
+        raise TypeError(tr("loop.bad_budget", type=type(budget).__name__))
+    if not callable(getattr(client, "post", None)):  # what request.py sends requests with
+        raise TypeError(tr("loop.bad_client", type=type(client).__name__))
     if not isinstance(tools, ToolRegistry):
         raise TypeError(tr("loop.bad_tools", type=type(tools).__name__))
+    if done_when is not None and not callable(done_when):
+        raise TypeError(tr("loop.bad_done_when", type=type(done_when).__name__))
     if permission_errors not in ("stop", "feed_back"):
         raise ValueError(tr("loop.bad_permission_errors", value=permission_errors))
     if fold_after_steps is not None and (
@@ -130,7 +138,9 @@ def run_agent(
     )
     if deadline.at is not None and not threads_available():  # e.g. Pyodide
         run.warn(tr("isolation.no_threads", seconds=deadline.max_seconds))
-    if not isinstance(task, str) or not task.strip():
+    if not isinstance(task, str) and task is not None:
+        return run.finish(Stop("invalid_task", tr("loop.task_not_text", type=type(task).__name__)))
+    if not task or not task.strip():
         return run.finish(Stop("invalid_task", tr("loop.empty_task")))
 
     run.messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]

@@ -361,3 +361,29 @@ def test_a_display_callback_that_raises_is_not_blamed_on_the_model():
 def test_tools_that_are_not_a_registry_are_refused_with_a_clear_message():
     with pytest.raises(TypeError, match="ToolRegistry"):
         run_agent("x", client=scripted("honest_analyst"), tools=None, trace_dir=False)
+
+
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        ({"budget": 4}, "budget"),
+        ({"budget": {"max_steps": 4}}, "budget"),
+        ({"done_when": "答案里有 9692"}, "done_when"),
+        ({"client": None}, "client"),
+        ({"client": "honest_analyst"}, "client"),
+    ],
+)
+def test_a_caller_argument_of_the_wrong_kind_is_refused_naming_it(options, name):
+    """An instructor's typo raises at once, naming the argument, not mid-run."""
+    given = {"client": scripted("honest_analyst"), "tools": sales_tools(), **options}
+    with pytest.raises(TypeError, match=name) as refused:
+        run_agent(SEED_QUESTION, trace_dir=False, **given)
+    assert type(options[name]).__name__ in str(refused.value)
+
+
+@pytest.mark.parametrize("task", [123, ["分析 sales.csv"], b"\xe5\x88\x86"])
+def test_a_task_that_is_not_text_is_said_to_be_so_not_empty(task):
+    client = scripted("honest_analyst")
+    result = run(client, task=task)
+    assert result.stop_reason == "invalid_task" and client.requests == []
+    assert result.warnings == [tr("loop.task_not_text", type=type(task).__name__)]
