@@ -3573,4 +3573,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "任务应是一段文字（str），收到的是 {type}：没有发出任何请求",
         "the task should be text (str), got {type}: no request was made",
     ),
+    "registry.arguments_not_text": (
+        "参数应是 JSON 文本（str），收到的是 {type}；"
+        "手动调用时请写成 tools.call(名字, json.dumps(参数, ensure_ascii=False))",
+        "arguments should be JSON text (str), got {type}; when calling by hand, write "
+        "tools.call(name, json.dumps(arguments))",
+    ),
 }

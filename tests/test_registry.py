@@ -407,3 +407,30 @@ def test_blank_arguments_mean_no_arguments(blank):
     tools = ToolRegistry([Tool("now", "no parameters", {}, lambda: ok("12:00"))])
     assert tools.call("now", blank) == ok("12:00")
     assert call_key("now", blank) == call_key("now", "{}")
+
+
+@pytest.mark.parametrize("arguments", [{"text": "hi"}, b'{"text": "hi"}', 42, ["text"]])
+def test_arguments_that_are_not_json_text_are_an_error_result_not_a_crash(registry, arguments):
+    """``tools.call("echo", {"text": "hi"})`` is what a person types first: never raises."""
+    for ran in (registry.call("echo", arguments), registry.run("echo", arguments, 1.0).result):
+        assert ran["error"] == {
+            "code": "INVALID_ARGUMENTS",
+            "message": tr("registry.arguments_not_text", type=type(arguments).__name__),
+        }
+
+
+@pytest.mark.parametrize(
+    "arguments, json_type",
+    [
+        ("[1, 2]", "array"),
+        ('"text"', "string"),
+        ("null", "null"),
+        ("7", "integer"),
+        ("1.5", "number"),
+        ("true", "boolean"),
+    ],
+)
+def test_arguments_of_another_json_type_are_named_in_json_words(registry, arguments, json_type):
+    """The model wrote JSON: its mistake is told in JSON's words (array, null), not Python's."""
+    message = registry.call("echo", arguments)["error"]["message"]
+    assert message == tr("registry.not_an_object", type=json_type)

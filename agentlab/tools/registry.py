@@ -282,6 +282,9 @@ def _tool_bug(message: str) -> ToolRun:
 
 def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
     """The arguments as a dict, or a message saying why they are unusable."""
+    if arguments_json is not None and not isinstance(arguments_json, str):
+        # a model always sends text; a dict here is a person calling tools.call by hand
+        return tr("registry.arguments_not_text", type=type(arguments_json).__name__)
     if arguments_json is None or not arguments_json.strip():
         return {}  # some providers send "" for a tool without parameters
     try:
@@ -294,7 +297,7 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
         shown = arguments_json if len(arguments_json) <= 200 else arguments_json[:200] + "..."
         return tr("registry.bad_json", reason=exc.msg, position=exc.pos, shown=shown)
     if not isinstance(parsed, dict):
-        return tr("registry.not_an_object", type=type(parsed).__name__)
+        return tr("registry.not_an_object", type=_json_type(parsed))
     # the checks below, and json.dumps, follow nesting on Python's stack
     if not few_brackets(arguments_json) and too_deep(parsed):
         return tr("registry.too_deep", limit=MAX_NESTING)
