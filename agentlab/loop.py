@@ -281,7 +281,7 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> S
         _trace_complete(run, started, "timeout")
         message = tr("deadline.complete", seconds=run.deadline.max_seconds)
         return Stop("deadline", message, phase="complete")
-    except Exception as exc:  # a broken check is a failed check, not a crash
+    except (Exception, SystemExit) as exc:  # a broken check (even exit()) is a failed check
         verdict = tr("loop.check_raised", error=f"{type(exc).__name__}: {exc}")
     # numpy's True counts too: a check written with pandas often returns one
     dtype_kind = getattr(getattr(verdict, "dtype", None), "kind", None)  # "b": boolean
@@ -290,7 +290,7 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> S
     if is_bool and verdict:
         _trace_complete(run, started, "done")
         return Stop("answered")
-    if isinstance(verdict, str) and verdict:
+    if isinstance(verdict, str) and verdict.strip():  # a blank sentence says nothing
         missing = verdict
     elif is_bool:
         missing = tr("loop.check_failed")
