@@ -35,6 +35,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -194,6 +195,8 @@ def sweep(
     """
     from tqdm import tqdm
 
+    if not isinstance(caps, Iterable):  # caps=24: one number, not the caps to try
+        raise TypeError(tr("experiments.caps_not_a_list", type=type(caps).__name__))
     caps = list(caps)
     if not caps or any(not isinstance(c, int) or c < 1 for c in caps):
         raise ValueError(tr("experiments.bad_caps"))
@@ -243,8 +246,16 @@ def summarize(results: pd.DataFrame) -> pd.DataFrame:
 
 def smallest_cap(summary: pd.DataFrame, target: float = 0.95) -> int | None:
     """The smallest cap whose completion rate reaches ``target`` (None if none does)."""
+    check_target(target)
     reached = summary[summary["completion_rate"] >= target]
     return int(reached["cap"].min()) if len(reached) else None
+
+
+def check_target(target: Any) -> None:
+    """A completion rate in (0, 1]: 95 (a percentage) would find no cap, silently."""
+    rate = isinstance(target, int | float | np.number) and not isinstance(target, bool)
+    if not (rate and 0 < target <= 1):
+        raise ValueError(tr("experiments.bad_target", target=target))
 
 
 def bootstrap_caps(
@@ -259,6 +270,7 @@ def bootstrap_caps(
     1000 samples say 13 and the rest 12 down to 9: the one population's 13
     is not a law. Chapter 05 resamples its four samples pooled (120 tasks).
     """
+    check_target(target)
     caps = sorted(results["cap"].unique())
     # one row per task that could complete: did it complete at each cap?
     able = results[results["could_complete"]]
@@ -285,6 +297,8 @@ def cap_interval(caps: list[int | None], level: float = 0.9) -> tuple[int | None
     than any cap, so a ``None`` at the top end says: some samples never got
     there. Example: ``cap_interval([12, 13, 13, 14, 15], 0.6)`` -> ``(13, 14)``.
     """
+    if not caps:  # e.g. bootstrap_caps(..., draws=0)
+        raise ValueError(tr("experiments.no_caps"))
     ordered = sorted(caps, key=lambda c: float("inf") if c is None else c)
     tail = (1 - level) / 2
     last = len(ordered) - 1

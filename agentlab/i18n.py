@@ -3579,4 +3579,17 @@ CATALOG: dict[str, tuple[str, str]] = {
         "arguments should be JSON text (str), got {type}; when calling by hand, write "
         "tools.call(name, json.dumps(arguments))",
     ),
+    "experiments.caps_not_a_list": (
+        "caps 应是要试的一串上限（例如 range(1, 25) 或 [4, 8, 12]），收到的是 {type}",
+        "caps should be the caps to try (e.g. range(1, 25) or [4, 8, 12]), got {type}",
+    ),
+    "experiments.bad_target": (
+        "target 是目标完成率，应在 0 到 1 之间（例如 0.95 表示 95%），收到的是 {target!r}",
+        "target is the completion rate to reach, between 0 and 1 (e.g. 0.95 for 95%), "
+        "got {target!r}",
+    ),
+    "experiments.no_caps": (
+        "没有可用的上限：caps 是空的（例如 bootstrap_caps 的 draws=0）",
+        "no caps to read: the list is empty (e.g. bootstrap_caps with draws=0)",
+    ),
 }
