@@ -3592,4 +3592,9 @@ CATALOG: dict[str, tuple[str, str]] = {
         "没有可用的上限：caps 是空的（例如 bootstrap_caps 的 draws=0）",
         "no caps to read: the list is empty (e.g. bootstrap_caps with draws=0)",
     ),
+    "report.runs_not_a_dict": (
+        "runs 应是一个字典 {{名字: RunResult}}（名字就是表格和图里的标签），收到的是 {type}",
+        "runs should be a dict {{name: RunResult}} (the names label the table and the chart), "
+        "got {type}",
+    ),
 }
