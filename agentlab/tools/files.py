@@ -104,7 +104,8 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
         os.close(fd)
         return _no_file(rel_path)
     try:
-        with open(fd, encoding="utf-8") as handle:
+        # utf-8-sig: a byte-order mark (Windows Notepad) is not part of the first line
+        with open(fd, encoding="utf-8-sig") as handle:
             text = handle.read(max_chars + 1)
             total = len(text) + _chars_left(handle)
     except UnicodeDecodeError:
