@@ -3597,4 +3597,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "runs should be a dict {{name: RunResult}} (the names label the table and the chart), "
         "got {type}",
     ),
+    "loop.bad_trace_dir": (
+        "trace_dir 应是一个文件夹路径、None（默认：$AGENTLAB_RUNS_DIR 或 runs/）或 False"
+        "（不写轨迹文件），收到的是 {value!r}",
+        "trace_dir should be a folder path, None (the default: $AGENTLAB_RUNS_DIR or runs/) "
+        "or False (no trace file), got {value!r}",
+    ),
 }

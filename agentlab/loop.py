@@ -27,6 +27,7 @@ adds what a run needs to always stop and always explain itself:
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import uuid
@@ -102,6 +103,10 @@ def run_agent(
         raise TypeError(tr("loop.bad_client", type=type(client).__name__))
     if not isinstance(tools, ToolRegistry):
         raise TypeError(tr("loop.bad_tools", type=type(tools).__name__))
+    if trace_dir is not None and not isinstance(trace_dir, bool | str | os.PathLike):
+        raise TypeError(tr("loop.bad_trace_dir", value=trace_dir))  # 0 is not False
+    if isinstance(trace_dir, str) and not trace_dir.strip():  # not the working folder
+        raise ValueError(tr("loop.bad_trace_dir", value=trace_dir))
     if done_when is not None and not callable(done_when):
         raise TypeError(tr("loop.bad_done_when", type=type(done_when).__name__))
     if permission_errors not in ("stop", "feed_back"):

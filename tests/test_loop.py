@@ -387,3 +387,13 @@ def test_a_task_that_is_not_text_is_said_to_be_so_not_empty(task):
     result = run(client, task=task)
     assert result.stop_reason == "invalid_task" and client.requests == []
     assert result.warnings == [tr("loop.task_not_text", type=type(task).__name__)]
+
+
+@pytest.mark.parametrize("trace_dir", [0, 5, "", "  ", b"runs"])
+def test_a_trace_dir_that_is_no_folder_is_refused_naming_it(trace_dir):
+    """0 is not False, and "" would scatter run folders over the working folder."""
+    client = scripted("honest_analyst")
+    with pytest.raises((TypeError, ValueError), match="trace_dir") as refused:
+        run_agent(SEED_QUESTION, client=client, tools=sales_tools(), trace_dir=trace_dir)
+    assert str(refused.value) == tr("loop.bad_trace_dir", value=trace_dir)
+    assert client.requests == []
