@@ -200,8 +200,14 @@ def sweep(
     caps = list(caps)
     if not caps or any(not isinstance(c, int) or c < 1 for c in caps):
         raise ValueError(tr("experiments.bad_caps"))
+    if budget is not None and not callable(budget):  # Budget(...) itself, not a maker
+        raise TypeError(tr("experiments.bad_budget", type=type(budget).__name__))
+    budgets = {cap: budget(cap) for cap in caps} if budget else {}
+    for made in budgets.values():
+        if not isinstance(made, Budget):  # e.g. a lambda that forgot to return
+            raise TypeError(tr("experiments.bad_budget", type=type(made).__name__))
     jobs = [
-        (asdict(p), cap, asdict(budget(cap)) if budget else None)
+        (asdict(p), cap, asdict(budgets[cap]) if budget else None)
         for cap in caps
         for p in population
     ]

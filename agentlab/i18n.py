@@ -3603,4 +3603,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "trace_dir should be a folder path, None (the default: $AGENTLAB_RUNS_DIR or runs/) "
         "or False (no trace file), got {value!r}",
     ),
+    "experiments.bad_budget": (
+        "budget 应是一个函数：收到上限 cap，返回一个 Budget（例如 with_repeat_guard，"
+        "或 lambda cap: Budget(max_steps=cap, max_seconds=5)）；这里得到的是 {type}",
+        "budget should be a function: given a cap, it returns a Budget (e.g. "
+        "with_repeat_guard, or lambda cap: Budget(max_steps=cap, max_seconds=5)); got {type}",
+    ),
 }

@@ -326,3 +326,19 @@ def test_an_empty_list_of_caps_has_no_interval_and_says_so():
 
     with pytest.raises(ValueError, match=tr("experiments.no_caps")):
         cap_interval([], 0.9)
+
+
+@pytest.mark.parametrize(
+    "budget, shown",
+    [
+        (Budget(max_steps=4), "Budget"),  # the budget itself, not the function making one
+        (lambda cap: None, "NoneType"),  # a function that forgot its return
+        (lambda cap: cap, "int"),
+    ],
+)
+def test_a_budget_that_is_not_a_function_making_budgets_is_refused_naming_it(budget, shown):
+    from agentlab.i18n import tr
+
+    message = tr("experiments.bad_budget", type=shown)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        sweep(make_population(2), [2, 4], budget=budget)
