@@ -3609,4 +3609,21 @@ CATALOG: dict[str, tuple[str, str]] = {
         "budget should be a function: given a cap, it returns a Budget (e.g. "
         "with_repeat_guard, or lambda cap: Budget(max_steps=cap, max_seconds=5)); got {type}",
     ),
+    "registry.bad_tool_name": (
+        "工具名 {name!r} 只能由英文字母、数字、下划线和连字符组成（1–64 个字符）："
+        "模型服务会拒绝中文、空格或点号（HTTP 400）；说明可以用中文写在 description 里",
+        "tool name {name!r} may hold only letters, digits, underscores and hyphens (1-64 "
+        "characters): model services refuse other names (HTTP 400); describe it in any "
+        "language in the description",
+    ),
+    "registry.not_callable": (
+        "工具 {name} 的 function 必须是一个可以调用的函数，收到的是 {type}",
+        "the function of tool {name} must be something to call, got {type}",
+    ),
+    "registry.not_a_tool": (
+        "ToolRegistry 里只能放 Tool（例如 ToolRegistry([Tool(名字, 说明, schema, 函数)])），"
+        "收到的是 {type}",
+        "a ToolRegistry holds Tool objects (e.g. ToolRegistry([Tool(name, description, "
+        "schema, function)])), got {type}",
+    ),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema  # the reference the argument check is compared with; agentlab does not use it
 import pytest
@@ -434,3 +435,23 @@ def test_arguments_of_another_json_type_are_named_in_json_words(registry, argume
     """The model wrote JSON: its mistake is told in JSON's words (array, null), not Python's."""
     message = registry.call("echo", arguments)["error"]["message"]
     assert message == tr("registry.not_an_object", type=json_type)
+
+
+@pytest.mark.parametrize("name", ["查询天气", "my tool", "", "a" * 65, None, "read.text"])
+def test_a_tool_name_services_would_refuse_is_refused_when_the_tool_is_made(name):
+    """The scripted model takes any name; a real service answers HTTP 400 for these."""
+    with pytest.raises(ValueError, match=re.escape(tr("registry.bad_tool_name", name=name))):
+        Tool(name, "d", {}, echo)
+
+
+@pytest.mark.parametrize("function", [None, "echo", ok("x")])
+def test_a_tool_without_a_function_to_call_is_refused_naming_it(function):
+    message = tr("registry.not_callable", name="t", type=type(function).__name__)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        Tool("t", "d", {}, function)
+
+
+@pytest.mark.parametrize("tools", [None, 5, [echo], ["echo"]])
+def test_a_registry_of_things_that_are_not_tools_is_refused(tools):
+    with pytest.raises(TypeError, match="Tool"):
+        ToolRegistry(tools)

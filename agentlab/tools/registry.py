@@ -78,6 +78,11 @@ def error(code: str, message: str, source: list[str] | None = None) -> ToolResul
     }
 
 
+# What chat-completions services accept as a function name (a Chinese name or a
+# space is HTTP 400 there, though a scripted model would take it).
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 @dataclass(frozen=True)
 class Tool:
     """One tool: the name and schema the model sees, the function we run.
@@ -99,6 +104,11 @@ class Tool:
     Running out of it is an error result (``TIMEOUT``) and the run goes on."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not TOOL_NAME.fullmatch(self.name):
+            raise ValueError(tr("registry.bad_tool_name", name=self.name))
+        if not callable(self.function):
+            kind = type(self.function).__name__
+            raise TypeError(tr("registry.not_callable", name=self.name, type=kind))
         if self.timeout is not None and not self.timeout > 0:
             raise ValueError(tr("isolation.bad_timeout", name=self.name, timeout=self.timeout))
         unknown = unchecked_keywords(self.parameters)
@@ -130,10 +140,14 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        if not isinstance(tools, Iterable):
+            raise TypeError(tr("registry.not_a_tool", type=type(tools).__name__))
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: Tool) -> Tool:
+        if not isinstance(tool, Tool):  # e.g. the bare function, or its name
+            raise TypeError(tr("registry.not_a_tool", type=type(tool).__name__))
         if tool.name in self._tools:
             raise ValueError(tr("registry.duplicate_tool", name=tool.name))
         self._tools[tool.name] = tool
