@@ -294,7 +294,8 @@ def plot_history_growth(
     ax.set_xlabel(tr("report.axis.request"))
     ax.set_ylabel(tr("report.axis.messages_sent"))
     ax.xaxis.get_major_locator().set_params(integer=True)
-    longest = max([cap or 0] + [r.model_requests for r in runs.values()])
+    # at least one request wide: a run that never asked the model still draws, quietly
+    longest = max([1, cap or 0] + [r.model_requests for r in runs.values()])
     ax.set_xlim(0.5, longest + 0.5)
     ax.set_title(title or tr("report.title.history"))
     _legend_outside(ax, handles, tr("report.legend.run"))
@@ -363,10 +364,10 @@ def plot_phase_timeline(
         label = tr("report.deadline_line", ms=f"{budget_s * 1000:.0f}")
         patches[label] = Line2D([], [], color=BLACK, linestyle="--")
     ax.set_yticks(range(len(names)), names)
-    ax.set_ylim(len(names) - 0.5, -0.5)  # top row first
+    ax.set_ylim(max(len(names), 1) - 0.5, -0.5)  # top row first
     ax.set_xlabel(tr("report.axis.ms"))
     ax.set_title(title or tr("report.title.timeline"))
-    longest = max([*ends.values(), budget_s or 0])
+    longest = max([*ends.values(), budget_s or 0, 0.001])  # no phase at all: 1 ms wide
     ax.set_xlim(0, longest * 1000 * 1.35)
     _legend_outside(ax, patches, tr("report.legend.phase"))
     return _finish(fig, save_to)

@@ -291,3 +291,13 @@ def test_an_empty_table_of_runs_can_still_be_styled():
     """Emptying the runs dict live gives an empty table, not a KeyError from pandas."""
     html = style_outcomes(outcome_table({})).to_html()
     assert "<table" in html
+
+
+def test_a_run_that_never_asked_the_model_draws_without_a_warning():
+    """An empty task (or a deadline before step 1) has no request and no phase: the
+    charts still draw, with no matplotlib warning on stderr (pytest turns it into an error)."""
+    never = run_agent("", client=scripted("honest_analyst"), tools=sales_tools(), trace_dir=False)
+    assert never.model_requests == 0
+    plot_history_growth({"空问题": never})
+    plot_phase_timeline({"空问题": never})
+    plot_phase_timeline({})
