@@ -3626,4 +3626,14 @@ CATALOG: dict[str, tuple[str, str]] = {
         "a ToolRegistry holds Tool objects (e.g. ToolRegistry([Tool(name, description, "
         "schema, function)])), got {type}",
     ),
+    "scripted.bad_status": (
+        "HttpError 的 status 应是 400 到 599 之间的 HTTP 错误码（例如 429、500），"
+        "收到的是 {status!r}",
+        "HttpError's status should be an HTTP error code from 400 to 599 (e.g. 429, 500), "
+        "got {status!r}",
+    ),
+    "scripted.bad_hang": (
+        "Hang 的 seconds 应是不小于 0 的有限秒数，收到的是 {seconds!r}",
+        "Hang's seconds should be a finite number of seconds, at least 0, got {seconds!r}",
+    ),
 }
