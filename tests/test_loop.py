@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -397,3 +398,20 @@ def test_a_trace_dir_that_is_no_folder_is_refused_naming_it(trace_dir):
         run_agent(SEED_QUESTION, client=client, tools=sales_tools(), trace_dir=trace_dir)
     assert str(refused.value) == tr("loop.bad_trace_dir", value=trace_dir)
     assert client.requests == []
+
+
+def test_numpy_numbers_from_a_sweep_table_are_limits_like_python_ones(tmp_path):
+    """summary["cap"].min() is numpy.int64: Budget takes it (as int, so the trace is JSON)."""
+    np = pytest.importorskip("numpy")
+    budget = Budget(max_steps=np.int64(4), max_seconds=np.float32(30), max_tokens=np.int32(9999))
+    assert (budget.max_steps, budget.max_seconds, budget.max_tokens) == (4, 30.0, 9999)
+    assert type(budget.max_steps) is int and type(budget.max_seconds) is float
+    result = run_agent(
+        SEED_QUESTION, client=scripted("honest_analyst"), tools=sales_tools(), budget=budget,
+        trace_dir=tmp_path,
+    )  # fmt: skip
+    assert result.outcome == "completed" and result.trace_path is not None
+    first_line = Path(result.trace_path).read_text(encoding="utf-8").splitlines()[0]
+    assert json.loads(first_line)["budget"]["max_steps"] == 4  # the trace could write it
+    with pytest.raises(ValueError, match="max_steps"):
+        Budget(max_steps=np.float64(4.5))
