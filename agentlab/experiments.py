@@ -32,6 +32,7 @@ say how much that answer would move with another sample of tasks.
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -197,8 +198,9 @@ def sweep(
 
     if not isinstance(caps, Iterable):  # caps=24: one number, not the caps to try
         raise TypeError(tr("experiments.caps_not_a_list", type=type(caps).__name__))
-    caps = list(caps)
-    if not caps or any(not isinstance(c, int) or c < 1 for c in caps):
+    # numpy's integers (np.arange, a DataFrame column) are caps too, kept as int
+    caps = [int(c) if isinstance(c, numbers.Integral) else c for c in caps]
+    if not caps or any(not isinstance(c, int) or isinstance(c, bool) or c < 1 for c in caps):
         raise ValueError(tr("experiments.bad_caps"))
     if budget is not None and not callable(budget):  # Budget(...) itself, not a maker
         raise TypeError(tr("experiments.bad_budget", type=type(budget).__name__))

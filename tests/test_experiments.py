@@ -342,3 +342,13 @@ def test_a_budget_that_is_not_a_function_making_budgets_is_refused_naming_it(bud
     message = tr("experiments.bad_budget", type=shown)
     with pytest.raises(TypeError, match=re.escape(message)):
         sweep(make_population(2), [2, 4], budget=budget)
+
+
+def test_caps_made_with_numpy_are_caps():
+    """np.arange(1, 5) or a DataFrame column is numpy.int64: the same caps as range(1, 5)."""
+    import numpy as np
+
+    population = make_population(3, seed=1)
+    pd.testing.assert_frame_equal(
+        sweep(population, np.arange(1, 5)), sweep(population, range(1, 5))
+    )
