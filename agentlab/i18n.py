@@ -3636,4 +3636,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "Hang 的 seconds 应是不小于 0 的有限秒数，收到的是 {seconds!r}",
         "Hang's seconds should be a finite number of seconds, at least 0, got {seconds!r}",
     ),
+    "cli.record_no_folder": (
+        "--record {path!r}：它所在的文件夹不存在，先建好文件夹再录制",
+        "--record {path!r}: its folder does not exist; make the folder first",
+    ),
+    "cli.out_unwritable": (
+        "--out {path!r} 建不起来：{error}",
+        "--out {path!r} cannot be made: {error}",
+    ),
 }
