@@ -3644,4 +3644,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "--out {path!r} 建不起来：{error}",
         "--out {path!r} cannot be made: {error}",
     ),
+    "faults.bad_seconds": (
+        "{name} 应是不小于 0 的有限秒数（例如 600），收到的是 {value!r}",
+        "{name} should be a finite number of seconds, at least 0 (e.g. 600), got {value!r}",
+    ),
 }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -793,3 +794,12 @@ def test_a_check_that_calls_sys_exit_is_a_failed_check_not_the_end_of_the_run(tm
     assert result.stop_reason == "max_steps" and len(client.requests) == 2
     fed_back = client.requests[1].messages[-1]["content"]
     assert tr("loop.check_raised", error="SystemExit: 3") in fed_back
+
+
+@pytest.mark.parametrize("seconds", [None, "600", -1, float("nan")])
+def test_a_hang_length_no_clock_can_wait_is_refused_naming_it(seconds):
+    """HANG_S = None in chapter 03 used to surface as a TOOL_EXCEPTION quoting Python."""
+    for make, name in ((fault_tools, "hang_seconds"), (slow_check, "seconds")):
+        message = tr("faults.bad_seconds", name=name, value=seconds)
+        with pytest.raises(ValueError, match=re.escape(message)):
+            make(seconds)
