@@ -455,3 +455,10 @@ def test_a_tool_without_a_function_to_call_is_refused_naming_it(function):
 def test_a_registry_of_things_that_are_not_tools_is_refused(tools):
     with pytest.raises(TypeError, match="Tool"):
         ToolRegistry(tools)
+
+
+@pytest.mark.parametrize("timeout", ["5", True, [5]])
+def test_a_tool_timeout_that_is_no_number_is_refused_naming_it(timeout):
+    message = tr("isolation.bad_timeout", name="t", timeout=timeout)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Tool("t", "d", {}, echo, timeout=timeout)

@@ -109,7 +109,8 @@ class Tool:
         if not callable(self.function):
             kind = type(self.function).__name__
             raise TypeError(tr("registry.not_callable", name=self.name, type=kind))
-        if self.timeout is not None and not self.timeout > 0:
+        number = isinstance(self.timeout, int | float) and not isinstance(self.timeout, bool)
+        if self.timeout is not None and not (number and self.timeout > 0):
             raise ValueError(tr("isolation.bad_timeout", name=self.name, timeout=self.timeout))
         unknown = unchecked_keywords(self.parameters)
         if unknown:
