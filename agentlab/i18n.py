@@ -3648,4 +3648,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{name} 应是不小于 0 的有限秒数（例如 600），收到的是 {value!r}",
         "{name} should be a finite number of seconds, at least 0 (e.g. 600), got {value!r}",
     ),
+    "loop.bad_model": (
+        'model 应是模型的名字（例如 settings.model 或 "deepseek-chat"），收到的是 {value!r}',
+        'model should be the model\'s name (e.g. settings.model or "deepseek-chat"), got {value!r}',
+    ),
+    "loop.bad_system_prompt": (
+        "system_prompt 应是一段文字（可以是空字符串），收到的是 {type}",
+        "system_prompt should be text (an empty string will do), got {type}",
+    ),
 }

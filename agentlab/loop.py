@@ -107,6 +107,12 @@ def run_agent(
         raise TypeError(tr("loop.bad_trace_dir", value=trace_dir))  # 0 is not False
     if isinstance(trace_dir, str) and not trace_dir.strip():  # not the working folder
         raise ValueError(tr("loop.bad_trace_dir", value=trace_dir))
+    if not isinstance(model, str):
+        raise TypeError(tr("loop.bad_model", value=model))
+    if not model.strip():  # a real service answers HTTP 400 or 404
+        raise ValueError(tr("loop.bad_model", value=model))
+    if not isinstance(system_prompt, str):
+        raise TypeError(tr("loop.bad_system_prompt", type=type(system_prompt).__name__))
     if done_when is not None and not callable(done_when):
         raise TypeError(tr("loop.bad_done_when", type=type(done_when).__name__))
     if permission_errors not in ("stop", "feed_back"):

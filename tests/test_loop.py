@@ -372,6 +372,8 @@ def test_tools_that_are_not_a_registry_are_refused_with_a_clear_message():
         ({"done_when": "答案里有 9692"}, "done_when"),
         ({"client": None}, "client"),
         ({"client": "honest_analyst"}, "client"),
+        ({"model": None}, "model"),
+        ({"system_prompt": None}, "system_prompt"),
     ],
 )
 def test_a_caller_argument_of_the_wrong_kind_is_refused_naming_it(options, name):
@@ -379,7 +381,8 @@ def test_a_caller_argument_of_the_wrong_kind_is_refused_naming_it(options, name)
     given = {"client": scripted("honest_analyst"), "tools": sales_tools(), **options}
     with pytest.raises(TypeError, match=name) as refused:
         run_agent(SEED_QUESTION, trace_dir=False, **given)
-    assert type(options[name]).__name__ in str(refused.value)
+    given = options[name]
+    assert type(given).__name__ in str(refused.value) or repr(given) in str(refused.value)
 
 
 @pytest.mark.parametrize("task", [123, ["分析 sales.csv"], b"\xe5\x88\x86"])
@@ -415,3 +418,9 @@ def test_numpy_numbers_from_a_sweep_table_are_limits_like_python_ones(tmp_path):
     assert json.loads(first_line)["budget"]["max_steps"] == 4  # the trace could write it
     with pytest.raises(ValueError, match="max_steps"):
         Budget(max_steps=np.float64(4.5))
+
+
+def test_an_empty_model_name_is_refused_naming_model():
+    """A real service answers an empty model name with HTTP 400 or 404: say so before asking."""
+    with pytest.raises(ValueError, match="model"):
+        run_agent("x", client=scripted("honest_analyst"), tools=sales_tools(), model="  ")
