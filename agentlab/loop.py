@@ -95,34 +95,10 @@ def run_agent(
       event as it happens (one that raises is dropped, with a warning).
     """
     budget = Budget() if budget is None else budget
-    # A wrong kind of argument is the caller's slip: say so now, naming it,
-    # rather than as a confusing error (or a wasted budget) later in the run.
-    if not isinstance(budget, Budget):
-        raise TypeError(tr("loop.bad_budget", type=type(budget).__name__))
-    if not callable(getattr(client, "post", None)):  # what request.py sends requests with
-        raise TypeError(tr("loop.bad_client", type=type(client).__name__))
-    if not isinstance(tools, ToolRegistry):
-        raise TypeError(tr("loop.bad_tools", type=type(tools).__name__))
-    if trace_dir is not None and not isinstance(trace_dir, bool | str | os.PathLike):
-        raise TypeError(tr("loop.bad_trace_dir", value=trace_dir))  # 0 is not False
-    if isinstance(trace_dir, str) and not trace_dir.strip():  # not the working folder
-        raise ValueError(tr("loop.bad_trace_dir", value=trace_dir))
-    if not isinstance(model, str):
-        raise TypeError(tr("loop.bad_model", value=model))
-    if not model.strip():  # a real service answers HTTP 400 or 404
-        raise ValueError(tr("loop.bad_model", value=model))
-    if not isinstance(system_prompt, str):
-        raise TypeError(tr("loop.bad_system_prompt", type=type(system_prompt).__name__))
-    if done_when is not None and not callable(done_when):
-        raise TypeError(tr("loop.bad_done_when", type=type(done_when).__name__))
-    if permission_errors not in ("stop", "feed_back"):
-        raise ValueError(tr("loop.bad_permission_errors", value=permission_errors))
-    if fold_after_steps is not None and (
-        not isinstance(fold_after_steps, int)
-        or isinstance(fold_after_steps, bool)
-        or fold_after_steps < 1
-    ):
-        raise ValueError(tr("loop.bad_fold", value=fold_after_steps))
+    _check_arguments(
+        budget, client, tools, model, system_prompt, done_when, permission_errors,
+        fold_after_steps, trace_dir,
+    )  # fmt: skip
     if task_id is None:
         task_id = uuid.uuid4().hex[:12]
     elif not isinstance(task_id, str) or not TASK_ID.fullmatch(task_id) or task_id in (".", ".."):
@@ -195,6 +171,50 @@ def run_agent(
             return run.finish(stop)
         if fold_after_steps:
             fold_history(run.messages, run.tool_results, run.steps, fold_after_steps)
+
+
+def _check_arguments(
+    budget: Any,
+    client: Any,
+    tools: Any,
+    model: Any,
+    system_prompt: Any,
+    done_when: Any,
+    permission_errors: Any,
+    fold_after_steps: Any,
+    trace_dir: Any,
+) -> None:
+    """Raise for an argument of the wrong kind, naming it.
+
+    These are the caller's slips, not the model's: said at once, rather than
+    as a confusing error (or a wasted budget, or HTTP 400) later in the run.
+    """
+    if not isinstance(budget, Budget):
+        raise TypeError(tr("loop.bad_budget", type=type(budget).__name__))
+    if not callable(getattr(client, "post", None)):  # what request.py sends requests with
+        raise TypeError(tr("loop.bad_client", type=type(client).__name__))
+    if not isinstance(tools, ToolRegistry):
+        raise TypeError(tr("loop.bad_tools", type=type(tools).__name__))
+    if trace_dir is not None and not isinstance(trace_dir, bool | str | os.PathLike):
+        raise TypeError(tr("loop.bad_trace_dir", value=trace_dir))  # 0 is not False
+    if isinstance(trace_dir, str) and not trace_dir.strip():  # not the working folder
+        raise ValueError(tr("loop.bad_trace_dir", value=trace_dir))
+    if not isinstance(model, str):
+        raise TypeError(tr("loop.bad_model", value=model))
+    if not model.strip():  # a real service answers HTTP 400 or 404
+        raise ValueError(tr("loop.bad_model", value=model))
+    if not isinstance(system_prompt, str):
+        raise TypeError(tr("loop.bad_system_prompt", type=type(system_prompt).__name__))
+    if done_when is not None and not callable(done_when):
+        raise TypeError(tr("loop.bad_done_when", type=type(done_when).__name__))
+    if permission_errors not in ("stop", "feed_back"):
+        raise ValueError(tr("loop.bad_permission_errors", value=permission_errors))
+    if fold_after_steps is not None and (
+        not isinstance(fold_after_steps, int)
+        or isinstance(fold_after_steps, bool)
+        or fold_after_steps < 1
+    ):
+        raise ValueError(tr("loop.bad_fold", value=fold_after_steps))
 
 
 def first_stop(verdicts: Iterable[Stop | None]) -> Stop | None:
