@@ -424,3 +424,16 @@ def test_an_empty_model_name_is_refused_naming_model():
     """A real service answers an empty model name with HTTP 400 or 404: say so before asking."""
     with pytest.raises(ValueError, match="model"):
         run_agent("x", client=scripted("honest_analyst"), tools=sales_tools(), model="  ")
+
+
+def test_a_trace_that_cannot_be_written_does_not_take_the_stop_messages_place(tmp_path):
+    """The chapters print warnings[-1] as why a run stopped; a read-only runs folder
+    must not turn that into "could not write the trace"."""
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the runs folder should be", encoding="utf-8")
+    result = run_agent(
+        SEED_QUESTION, client=scripted("never_stops"), tools=sales_tools(),
+        budget=Budget(max_steps=2), trace_dir=blocked,
+    )  # fmt: skip
+    assert result.trace_path is None and any(str(blocked) in w for w in result.warnings)
+    assert result.warnings[-1] == tr("guard.max_steps", cap=2)
