@@ -27,6 +27,7 @@ wrap-up).
 from __future__ import annotations
 
 import math
+import numbers
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -204,6 +205,18 @@ LIMIT_KINDS = {
 }
 
 
+def _plain_number(value: Any) -> Any:
+    """numpy's numbers (a cap read from a sweep's DataFrame is ``numpy.int64``) as
+    Python's, so they count as limits and the trace can write them as JSON."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return value
+
+
 def _fits(kind: str, value: Any) -> bool:
     """Does ``value`` hold a limit of this kind (see LIMIT_KINDS)?"""
     if value is None:
@@ -249,7 +262,8 @@ class Budget:
 
     def __post_init__(self) -> None:
         for name, kind in LIMIT_KINDS.items():
-            value = getattr(self, name)
+            value = _plain_number(getattr(self, name))
+            object.__setattr__(self, name, value)  # frozen: set once, here
             if not _fits(kind, value):
                 rule = tr(f"budget.kind.{kind.removesuffix('_or_none')}", least=MIN_OUTPUT_CHARS)
                 raise ValueError(tr("budget.bad_value", name=name, value=value, rule=rule))

@@ -129,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
             return command_replay(args, parser)
         if not args.question:
             parser.error(tr("replay.cli_need_question"))
+        if args.record and not args.record.parent.is_dir():  # say so before a paid request
+            parser.error(tr("cli.record_no_folder", path=str(args.record)))
         return command_run(args)
     if args.command == "demo":
         return command_demo(args)
@@ -143,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(tr("cli.out_not_folder", path=str(args.out)))
         if not 0 < args.target <= 1:
             parser.error(tr("cli.bad_target"))
+        try:  # before the sweep, not after it
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            parser.error(tr("cli.out_unwritable", path=str(args.out), error=reason(exc)))
         return command_sweep(args)
     raise AssertionError(f"a command without a branch here: {args.command}")
 

@@ -36,9 +36,11 @@ loop: every run is a plain ``run_agent`` call with a scripted client and
 
 from __future__ import annotations
 
+import numbers
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -198,11 +200,20 @@ def sweep(
     """
     from tqdm import tqdm
 
-    caps = list(caps)
-    if not caps or any(not isinstance(c, int) or c < 1 for c in caps):
+    if not isinstance(caps, Iterable):  # caps=24: one number, not the caps to try
+        raise TypeError(tr("experiments.caps_not_a_list", type=type(caps).__name__))
+    # numpy's integers (np.arange, a DataFrame column) are caps too, kept as int
+    caps = [int(c) if isinstance(c, numbers.Integral) else c for c in caps]
+    if not caps or any(not isinstance(c, int) or isinstance(c, bool) or c < 1 for c in caps):
         raise ValueError(tr("experiments.bad_caps"))
+    if budget is not None and not callable(budget):  # Budget(...) itself, not a maker
+        raise TypeError(tr("experiments.bad_budget", type=type(budget).__name__))
+    budgets = {cap: budget(cap) for cap in caps} if budget else {}
+    for made in budgets.values():
+        if not isinstance(made, Budget):  # e.g. a lambda that forgot to return
+            raise TypeError(tr("experiments.bad_budget", type=type(made).__name__))
     jobs = [
-        (asdict(p), cap, asdict(budget(cap)) if budget else None)
+        (asdict(p), cap, asdict(budgets[cap]) if budget else None)
         for cap in caps
         for p in population
     ]
@@ -247,8 +258,16 @@ def summarize(results: pd.DataFrame) -> pd.DataFrame:
 
 def smallest_cap(summary: pd.DataFrame, target: float = 0.95) -> int | None:
     """The smallest cap whose completion rate reaches ``target`` (None if none does)."""
+    check_target(target)
     reached = summary[summary["completion_rate"] >= target]
     return int(reached["cap"].min()) if len(reached) else None
+
+
+def check_target(target: Any) -> None:
+    """A completion rate in (0, 1]: 95 (a percentage) would find no cap, silently."""
+    rate = isinstance(target, int | float | np.number) and not isinstance(target, bool)
+    if not (rate and 0 < target <= 1):
+        raise ValueError(tr("experiments.bad_target", target=target))
 
 
 def bootstrap_caps(
@@ -263,6 +282,7 @@ def bootstrap_caps(
     1000 samples say 13 and the rest 12 down to 9: the one population's 13
     is not a law. Chapter 05 resamples its four samples pooled (120 tasks).
     """
+    check_target(target)
     caps = sorted(results["cap"].unique())
     # one row per task that could complete: did it complete at each cap?
     able = results[results["could_complete"]]
@@ -289,6 +309,8 @@ def cap_interval(caps: list[int | None], level: float = 0.9) -> tuple[int | None
     than any cap, so a ``None`` at the top end says: some samples never got
     there. Example: ``cap_interval([12, 13, 13, 14, 15], 0.6)`` -> ``(13, 14)``.
     """
+    if not caps:  # e.g. bootstrap_caps(..., draws=0)
+        raise ValueError(tr("experiments.no_caps"))
     ordered = sorted(caps, key=lambda c: float("inf") if c is None else c)
     tail = (1 - level) / 2
     last = len(ordered) - 1

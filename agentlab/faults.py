@@ -28,6 +28,7 @@ Nothing here is used by the loop itself.
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -75,8 +76,17 @@ class HangingTool:
         return ok({"slept": self.seconds})
 
 
+def _checked_seconds(name: str, value: Any) -> float:
+    """A hang length a clock can wait: a finite number of seconds, at least 0."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not (number and math.isfinite(value) and value >= 0):
+        raise ValueError(tr("faults.bad_seconds", name=name, value=value))
+    return value
+
+
 def fault_tools(hang_seconds: float = 30.0) -> tuple[ToolRegistry, HangingTool]:
     """A registry of every fault tool, and the in-process hanging tool to watch."""
+    _checked_seconds("hang_seconds", hang_seconds)
     hanging = HangingTool(hang_seconds)
     no_args: dict[str, Any] = {}
     registry = ToolRegistry(
@@ -184,6 +194,7 @@ def flaky(
 
 def slow_check(seconds: float, result: bool = True) -> Callable[[str], bool]:
     """A completion check that takes ``seconds`` (think: a slow CI run)."""
+    _checked_seconds("seconds", seconds)
 
     def check(answer: str) -> bool:
         time.sleep(seconds)

@@ -3639,4 +3639,107 @@ CATALOG: dict[str, tuple[str, str]] = {
         'set {n}: each joined call keeps "id", "name" and "arguments" at the top level of '
         'its dict, not nested in {{"function": {{...}}}} as in the history',
     ),
+    # -- tinker: caller slips an instructor makes live (loop.py, registry.py, files.py) --
+    "loop.bad_budget": (
+        "budget 必须是一个 Budget（例如 Budget(max_steps=4)），收到的是 {type}",
+        "budget must be a Budget (e.g. Budget(max_steps=4)), not {type}",
+    ),
+    "loop.bad_client": (
+        'client 必须是一个 openai.OpenAI 客户端（例如 scripted("honest_analyst")），'
+        "收到的是 {type}",
+        'client must be an openai.OpenAI client (e.g. scripted("honest_analyst")), not {type}',
+    ),
+    "loop.bad_done_when": (
+        "done_when 必须是一个函数：收到回答，返回 True、False 或一句说明还缺什么的话；"
+        "收到的是 {type}",
+        "done_when must be a function: given the answer, it returns True, False or a sentence "
+        "saying what is missing; got {type}",
+    ),
+    "loop.task_not_text": (
+        "任务应是一段文字（str），收到的是 {type}：没有发出任何请求",
+        "the task should be text (str), got {type}: no request was made",
+    ),
+    "registry.arguments_not_text": (
+        "参数应是 JSON 文本（str），收到的是 {type}；"
+        "手动调用时请写成 tools.call(名字, json.dumps(参数, ensure_ascii=False))",
+        "arguments should be JSON text (str), got {type}; when calling by hand, write "
+        "tools.call(name, json.dumps(arguments))",
+    ),
+    "experiments.caps_not_a_list": (
+        "caps 应是要试的一串上限（例如 range(1, 25) 或 [4, 8, 12]），收到的是 {type}",
+        "caps should be the caps to try (e.g. range(1, 25) or [4, 8, 12]), got {type}",
+    ),
+    "experiments.bad_target": (
+        "target 是目标完成率，应在 0 到 1 之间（例如 0.95 表示 95%），收到的是 {target!r}",
+        "target is the completion rate to reach, between 0 and 1 (e.g. 0.95 for 95%), "
+        "got {target!r}",
+    ),
+    "experiments.no_caps": (
+        "没有可用的上限：caps 是空的（例如 bootstrap_caps 的 draws=0）",
+        "no caps to read: the list is empty (e.g. bootstrap_caps with draws=0)",
+    ),
+    "report.runs_not_a_dict": (
+        "runs 应是一个字典 {{名字: RunResult}}（名字就是表格和图里的标签），收到的是 {type}",
+        "runs should be a dict {{name: RunResult}} (the names label the table and the chart), "
+        "got {type}",
+    ),
+    "loop.bad_trace_dir": (
+        "trace_dir 应是一个文件夹路径、None（默认：$AGENTLAB_RUNS_DIR 或 runs/）或 False"
+        "（不写轨迹文件），收到的是 {value!r}",
+        "trace_dir should be a folder path, None (the default: $AGENTLAB_RUNS_DIR or runs/) "
+        "or False (no trace file), got {value!r}",
+    ),
+    "experiments.bad_budget": (
+        "budget 应是一个函数：收到上限 cap，返回一个 Budget（例如 with_repeat_guard，"
+        "或 lambda cap: Budget(max_steps=cap, max_seconds=5)）；这里得到的是 {type}",
+        "budget should be a function: given a cap, it returns a Budget (e.g. "
+        "with_repeat_guard, or lambda cap: Budget(max_steps=cap, max_seconds=5)); got {type}",
+    ),
+    "registry.bad_tool_name": (
+        "工具名 {name!r} 只能由英文字母、数字、下划线和连字符组成（1–64 个字符）："
+        "模型服务会拒绝中文、空格或点号（HTTP 400）；说明可以用中文写在 description 里",
+        "tool name {name!r} may hold only letters, digits, underscores and hyphens (1-64 "
+        "characters): model services refuse other names (HTTP 400); describe it in any "
+        "language in the description",
+    ),
+    "registry.not_callable": (
+        "工具 {name} 的 function 必须是一个可以调用的函数，收到的是 {type}",
+        "the function of tool {name} must be something to call, got {type}",
+    ),
+    "registry.not_a_tool": (
+        "ToolRegistry 里只能放 Tool（例如 ToolRegistry([Tool(名字, 说明, schema, 函数)])），"
+        "收到的是 {type}",
+        "a ToolRegistry holds Tool objects (e.g. ToolRegistry([Tool(name, description, "
+        "schema, function)])), got {type}",
+    ),
+    "scripted.bad_status": (
+        "HttpError 的 status 应是 400 到 599 之间的 HTTP 错误码（例如 429、500），"
+        "收到的是 {status!r}",
+        "HttpError's status should be an HTTP error code from 400 to 599 (e.g. 429, 500), "
+        "got {status!r}",
+    ),
+    "scripted.bad_hang": (
+        "Hang 的 seconds 应是不小于 0 的有限秒数，收到的是 {seconds!r}",
+        "Hang's seconds should be a finite number of seconds, at least 0, got {seconds!r}",
+    ),
+    "cli.record_no_folder": (
+        "--record {path!r}：它所在的文件夹不存在，先建好文件夹再录制",
+        "--record {path!r}: its folder does not exist; make the folder first",
+    ),
+    "cli.out_unwritable": (
+        "--out {path!r} 建不起来：{error}",
+        "--out {path!r} cannot be made: {error}",
+    ),
+    "faults.bad_seconds": (
+        "{name} 应是不小于 0 的有限秒数（例如 600），收到的是 {value!r}",
+        "{name} should be a finite number of seconds, at least 0 (e.g. 600), got {value!r}",
+    ),
+    "loop.bad_model": (
+        'model 应是模型的名字（例如 settings.model 或 "deepseek-chat"），收到的是 {value!r}',
+        'model should be the model\'s name (e.g. settings.model or "deepseek-chat"), got {value!r}',
+    ),
+    "loop.bad_system_prompt": (
+        "system_prompt 应是一段文字（可以是空字符串），收到的是 {type}",
+        "system_prompt should be text (an empty string will do), got {type}",
+    ),
 }

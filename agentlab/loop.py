@@ -27,6 +27,7 @@ adds what a run needs to always stop and always explain itself:
 
 from __future__ import annotations
 
+import os
 import re
 import time
 import uuid
@@ -100,17 +101,11 @@ def run_agent(
       folder named ``task_id``; ``on_event`` also receives every trace
       event as it happens (one that raises is dropped, with a warning).
     """
-    budget = budget or Budget()
-    if not isinstance(tools, ToolRegistry):
-        raise TypeError(tr("loop.bad_tools", type=type(tools).__name__))
-    if permission_errors not in ("stop", "feed_back"):
-        raise ValueError(tr("loop.bad_permission_errors", value=permission_errors))
-    if fold_after_steps is not None and (
-        not isinstance(fold_after_steps, int)
-        or isinstance(fold_after_steps, bool)
-        or fold_after_steps < 1
-    ):
-        raise ValueError(tr("loop.bad_fold", value=fold_after_steps))
+    budget = Budget() if budget is None else budget
+    _check_arguments(
+        budget, client, tools, model, system_prompt, done_when, permission_errors,
+        fold_after_steps, trace_dir,
+    )  # fmt: skip
     if task_id is None:
         task_id = uuid.uuid4().hex[:12]
     elif not isinstance(task_id, str) or not TASK_ID.fullmatch(task_id) or task_id in (".", ".."):
@@ -137,7 +132,9 @@ def run_agent(
     )
     if deadline.at is not None and not threads_available():  # e.g. Pyodide
         run.warn(tr("isolation.no_threads", seconds=deadline.max_seconds))
-    if not isinstance(task, str) or not task.strip():
+    if not isinstance(task, str) and task is not None:
+        return run.finish(Stop("invalid_task", tr("loop.task_not_text", type=type(task).__name__)))
+    if not task or not task.strip():
         return run.finish(Stop("invalid_task", tr("loop.empty_task")))
 
     run.messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]
@@ -181,6 +178,50 @@ def run_agent(
             return run.finish(stop)
         if fold_after_steps:
             fold_history(run.messages, run.tool_results, run.steps, fold_after_steps)
+
+
+def _check_arguments(
+    budget: Any,
+    client: Any,
+    tools: Any,
+    model: Any,
+    system_prompt: Any,
+    done_when: Any,
+    permission_errors: Any,
+    fold_after_steps: Any,
+    trace_dir: Any,
+) -> None:
+    """Raise for an argument of the wrong kind, naming it.
+
+    These are the caller's slips, not the model's: said at once, rather than
+    as a confusing error (or a wasted budget, or HTTP 400) later in the run.
+    """
+    if not isinstance(budget, Budget):
+        raise TypeError(tr("loop.bad_budget", type=type(budget).__name__))
+    if not callable(getattr(client, "post", None)):  # what request.py sends requests with
+        raise TypeError(tr("loop.bad_client", type=type(client).__name__))
+    if not isinstance(tools, ToolRegistry):
+        raise TypeError(tr("loop.bad_tools", type=type(tools).__name__))
+    if trace_dir is not None and not isinstance(trace_dir, bool | str | os.PathLike):
+        raise TypeError(tr("loop.bad_trace_dir", value=trace_dir))  # 0 is not False
+    if isinstance(trace_dir, str) and not trace_dir.strip():  # not the working folder
+        raise ValueError(tr("loop.bad_trace_dir", value=trace_dir))
+    if not isinstance(model, str):
+        raise TypeError(tr("loop.bad_model", value=model))
+    if not model.strip():  # a real service answers HTTP 400 or 404
+        raise ValueError(tr("loop.bad_model", value=model))
+    if not isinstance(system_prompt, str):
+        raise TypeError(tr("loop.bad_system_prompt", type=type(system_prompt).__name__))
+    if done_when is not None and not callable(done_when):
+        raise TypeError(tr("loop.bad_done_when", type=type(done_when).__name__))
+    if permission_errors not in ("stop", "feed_back"):
+        raise ValueError(tr("loop.bad_permission_errors", value=permission_errors))
+    if fold_after_steps is not None and (
+        not isinstance(fold_after_steps, int)
+        or isinstance(fold_after_steps, bool)
+        or fold_after_steps < 1
+    ):
+        raise ValueError(tr("loop.bad_fold", value=fold_after_steps))
 
 
 def first_stop(verdicts: Iterable[Stop | None]) -> Stop | None:
@@ -278,7 +319,7 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> S
         _trace_complete(run, started, "timeout")
         message = tr("deadline.complete", seconds=run.deadline.max_seconds)
         return Stop("deadline", message, phase="complete")
-    except Exception as exc:  # a broken check is a failed check, not a crash
+    except (Exception, SystemExit) as exc:  # a broken check (even exit()) is a failed check
         verdict = tr("loop.check_raised", error=f"{type(exc).__name__}: {exc}")
     # numpy's True counts too: a check written with pandas often returns one
     dtype_kind = getattr(getattr(verdict, "dtype", None), "kind", None)  # "b": boolean
@@ -287,7 +328,7 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> S
     if is_bool and verdict:
         _trace_complete(run, started, "done")
         return Stop("answered")
-    if isinstance(verdict, str) and verdict:
+    if isinstance(verdict, str) and verdict.strip():  # a blank sentence says nothing
         missing = verdict
     elif is_bool:
         missing = tr("loop.check_failed")

@@ -142,6 +142,13 @@ def _excerpt(text: str | None, width: int = 36) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _named_runs(runs: Any) -> Mapping[str, RunResult]:
+    """``runs`` as given, once it is a dict of name -> run (a list has no names to show)."""
+    if not isinstance(runs, Mapping):
+        raise TypeError(tr("report.runs_not_a_dict", type=type(runs).__name__))
+    return runs
+
+
 def outcome_table(
     runs: Mapping[str, RunResult], answer_width: int = 36, details: bool = False
 ) -> pd.DataFrame:
@@ -154,7 +161,7 @@ def outcome_table(
     form the notebooks' nbval sanitizer masks.
     """
     rows = []
-    for name, r in runs.items():
+    for name, r in _named_runs(runs).items():
         row = {
             "scenario": name,
             "status": r.status,
@@ -188,8 +195,9 @@ def style_outcomes(table: pd.DataFrame):
 
     stable = table.drop(columns=["elapsed"], errors="ignore")  # wall-clock time varies
     uuid = hashlib.sha1(stable.to_json(force_ascii=False).encode()).hexdigest()[:10]
-    styled = table.style.set_uuid(uuid).hide(axis="index").map(colour, subset=["outcome"])
-    styled = styled.format(symbol, subset=["outcome"])
+    styled = table.style.set_uuid(uuid).hide(axis="index")
+    if "outcome" in table.columns:  # not in outcome_table({}): no runs, no columns
+        styled = styled.map(colour, subset=["outcome"]).format(symbol, subset=["outcome"])
     if "answer" in table.columns:
         styled = styled.set_properties(subset=["answer"], **{"text-align": "left"})
     labels = {c: tr(k) for c, k in COLUMN_KEYS.items() if c in table.columns}
@@ -207,7 +215,7 @@ def plot_steps_by_outcome(
     Up to five runs stand side by side; more are drawn as horizontal bars so
     their names stay readable.
     """
-    names = list(runs)
+    names = list(_named_runs(runs))
     steps = [runs[n].steps for n in names]
     outcomes = [runs[n].outcome for n in names]
     top = max(steps + [cap or 0]) + 1.5
@@ -269,7 +277,7 @@ def plot_history_growth(
     fig = Figure(figsize=(8.5, 3.8), layout="constrained")
     ax = fig.subplots()
     handles: dict[str, Any] = {}
-    for number, (name, run) in enumerate(runs.items()):
+    for number, (name, run) in enumerate(_named_runs(runs).items()):
         totals = np.cumsum(messages_sent(run))
         steps = np.arange(1, len(totals) + 1)
         colour = OUTCOME_COLORS[run.outcome]
@@ -286,7 +294,8 @@ def plot_history_growth(
     ax.set_xlabel(tr("report.axis.request"))
     ax.set_ylabel(tr("report.axis.messages_sent"))
     ax.xaxis.get_major_locator().set_params(integer=True)
-    longest = max([cap or 0] + [r.model_requests for r in runs.values()])
+    # at least one request wide: a run that never asked the model still draws, quietly
+    longest = max([1, cap or 0] + [r.model_requests for r in runs.values()])
     ax.set_xlim(0.5, longest + 0.5)
     ax.set_title(title or tr("report.title.history"))
     _legend_outside(ax, handles, tr("report.legend.run"))
@@ -316,7 +325,7 @@ def plot_phase_timeline(
     another design — as ``{name: [(phase, start_s, duration_s), ...]}``.
     """
     use_chinese_font()
-    rows = {name: phase_spans(run) for name, run in runs.items()}
+    rows = {name: phase_spans(run) for name, run in _named_runs(runs).items()}
     rows.update(extra_spans or {})
     ends = {
         name: max((start + length for _, start, length in spans), default=0.0)
@@ -355,10 +364,10 @@ def plot_phase_timeline(
         label = tr("report.deadline_line", ms=f"{budget_s * 1000:.0f}")
         patches[label] = Line2D([], [], color=BLACK, linestyle="--")
     ax.set_yticks(range(len(names)), names)
-    ax.set_ylim(len(names) - 0.5, -0.5)  # top row first
+    ax.set_ylim(max(len(names), 1) - 0.5, -0.5)  # top row first
     ax.set_xlabel(tr("report.axis.ms"))
     ax.set_title(title or tr("report.title.timeline"))
-    longest = max([*ends.values(), budget_s or 0])
+    longest = max([*ends.values(), budget_s or 0, 0.001])  # no phase at all: 1 ms wide
     ax.set_xlim(0, longest * 1000 * 1.35)
     _legend_outside(ax, patches, tr("report.legend.phase"))
     return _finish(fig, save_to)

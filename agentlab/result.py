@@ -273,15 +273,17 @@ class RunState:
     ) -> RunResult:
         """End the run: classify it, write the stop event, close the trace.
 
-        The warnings are those raised along the way, then the stop message,
-        then (for an answer given right after a failed tool call) which calls
-        failed, then (after a wrap-up) that the partial answer is no answer,
-        then a trace that could not be written or a listener that broke.
+        The warnings are those raised along the way, then a trace that could
+        not be written or a listener that broke, then the stop message, then
+        (for an answer given right after a failed tool call) which calls
+        failed, then (after a wrap-up) that the partial answer is no answer.
         ``partial_answer`` is what the model summed up when the budget ran
         out (``Budget(wrap_up=True)``).
         """
         outcome = "completed" if self.verified else classify(stop.reason, self.tool_results)
         warnings = list(self.warnings)
+        # before the stop message, which people read last (warnings[-1] in the chapters)
+        warnings += [note for note in (self.trace.failure, self.trace.listener_failure) if note]
         if stop.message:
             warnings.append(stop.message)
         if stop.reason == "answered" and outcome == "tool_error":
@@ -290,7 +292,6 @@ class RunState:
             warnings.append(tr("result.answered_after_error", codes=codes))
         if partial_answer is not None:
             warnings.append(tr("result.partial_answer"))
-        warnings += [note for note in (self.trace.failure, self.trace.listener_failure) if note]
         ending = {
             "stop_reason": stop.reason,
             "outcome": outcome,

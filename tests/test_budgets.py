@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -771,3 +772,34 @@ def test_what_the_work_raises_reaches_the_caller_even_if_not_an_exception(raised
 
     with pytest.raises(raised, match="from the work"):
         run_within(work, 5.0)
+
+
+@pytest.mark.parametrize("blank", [" ", "\n\t"])
+def test_a_check_that_returns_a_blank_sentence_is_not_fed_back_blank(tmp_path, blank):
+    client = ScriptedClient([say("好了"), say("真的好了")])
+    result = run(client, ToolRegistry(), Budget(max_steps=2), tmp_path, done_when=lambda a: blank)
+    fed_back = client.requests[1].messages[-1]["content"]
+    assert tr("loop.check_not_a_verdict", shown=repr(blank)) in fed_back
+    assert result.stop_reason == "max_steps"
+
+
+def test_a_check_that_calls_sys_exit_is_a_failed_check_not_the_end_of_the_run(tmp_path):
+    """As for a tool: a student's check calling exit() must not lose the run's history."""
+
+    def leaves(answer):
+        raise SystemExit(3)
+
+    client = ScriptedClient([say("好了"), say("真的好了")])
+    result = run(client, ToolRegistry(), Budget(max_steps=2), tmp_path, done_when=leaves)
+    assert result.stop_reason == "max_steps" and len(client.requests) == 2
+    fed_back = client.requests[1].messages[-1]["content"]
+    assert tr("loop.check_raised", error="SystemExit: 3") in fed_back
+
+
+@pytest.mark.parametrize("seconds", [None, "600", -1, float("nan")])
+def test_a_hang_length_no_clock_can_wait_is_refused_naming_it(seconds):
+    """HANG_S = None in chapter 03 used to surface as a TOOL_EXCEPTION quoting Python."""
+    for make, name in ((fault_tools, "hang_seconds"), (slow_check, "seconds")):
+        message = tr("faults.bad_seconds", name=name, value=seconds)
+        with pytest.raises(ValueError, match=re.escape(message)):
+            make(seconds)

@@ -240,3 +240,26 @@ def test_the_clerk_never_takes_its_target_for_the_missing_source():
         ("list_dir", {}, {"status": "ok", "data": {"files": ["notes-todo.md"]}}),
     )
     assert not turn.tool_calls and "没有和 notes.md 相近的文件" in turn.content
+
+
+def test_a_byte_order_mark_does_not_hide_the_first_todo(sandbox):
+    """Windows Notepad may save UTF-8 with a BOM: it is not part of the first line."""
+    (sandbox / "meeting.md").write_text(
+        "TODO 第一行\n结论：无\nTODO 第三行\n", encoding="utf-8-sig"
+    )
+    read = file_tools(sandbox).call("read_text", '{"rel_path": "meeting.md"}')
+    assert read["data"]["text"].startswith("TODO 第一行")
+    run_agent(TASK, client=scripted("todo_clerk"), tools=file_tools(sandbox), trace_dir=False)
+    assert (sandbox / "todo-list.md").read_text(encoding="utf-8") == "TODO 第一行\nTODO 第三行\n"
+
+
+def test_a_source_cut_short_is_said_in_the_report_not_passed_off_as_all(sandbox):
+    lines = [f"TODO 第 {n} 件事" for n in range(2000)]
+    (sandbox / "meeting.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result = run_agent(
+        TASK, client=scripted("todo_clerk"), tools=file_tools(sandbox), trace_dir=False
+    )
+    written = (sandbox / "todo-list.md").read_text(encoding="utf-8").splitlines()
+    assert 0 < len(written) < len(lines)  # it saw only part of the file
+    total = len("\n".join(lines) + "\n")
+    assert f"meeting.md 只读到了一部分（共 {total} 个字符）" in result.answer

@@ -3,6 +3,8 @@ and the derived measures mean what they say."""
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import pytest
 
@@ -143,7 +145,7 @@ def test_summary_measures_by_hand():
     assert summary.loc[5, "tokens_per_completed"] == 200
     assert summary.loc[3, "share_budget_exhausted"] == pytest.approx(2 / 3)
     assert smallest_cap(summary.reset_index(), 0.9) == 5
-    assert smallest_cap(summary.reset_index(), 1.1) is None
+    assert smallest_cap(summary.reset_index().query("cap == 3"), 0.9) is None  # none reaches it
 
 
 def test_a_real_sweep_trades_completion_against_waste():
@@ -294,3 +296,59 @@ def test_bootstrap_resamples_all_tasks_not_only_those_that_could_complete():
     found = bootstrap_caps(results, 0.95, draws=1000, seed=0)
     assert set(found) == {3, None}
     assert 0.25 < found.count(None) / len(found) < 0.45
+
+
+@pytest.mark.parametrize("caps", [24, None])
+def test_one_number_for_caps_is_told_to_be_a_list_of_them(caps):
+    from agentlab.i18n import tr
+
+    message = tr("experiments.caps_not_a_list", type=type(caps).__name__)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        sweep(make_population(2), caps)
+
+
+@pytest.mark.parametrize("target", [95, 0, -0.5, 1.01, "0.95", None])
+def test_a_target_that_is_not_a_completion_rate_is_refused_naming_it(target):
+    """TARGET = 95 (a percentage) would make every cap "not good enough": say so."""
+    from agentlab.experiments import bootstrap_caps
+
+    results = sweep(make_population(4, seed=1), [2, 8])
+    for pick in (lambda: smallest_cap(summarize(results), target),
+                 lambda: bootstrap_caps(results, target, draws=3)):  # fmt: skip
+        with pytest.raises(ValueError, match="target") as refused:
+            pick()
+        assert repr(target) in str(refused.value)
+
+
+def test_an_empty_list_of_caps_has_no_interval_and_says_so():
+    from agentlab.experiments import cap_interval
+    from agentlab.i18n import tr
+
+    with pytest.raises(ValueError, match=tr("experiments.no_caps")):
+        cap_interval([], 0.9)
+
+
+@pytest.mark.parametrize(
+    "budget, shown",
+    [
+        (Budget(max_steps=4), "Budget"),  # the budget itself, not the function making one
+        (lambda cap: None, "NoneType"),  # a function that forgot its return
+        (lambda cap: cap, "int"),
+    ],
+)
+def test_a_budget_that_is_not_a_function_making_budgets_is_refused_naming_it(budget, shown):
+    from agentlab.i18n import tr
+
+    message = tr("experiments.bad_budget", type=shown)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        sweep(make_population(2), [2, 4], budget=budget)
+
+
+def test_caps_made_with_numpy_are_caps():
+    """np.arange(1, 5) or a DataFrame column is numpy.int64: the same caps as range(1, 5)."""
+    import numpy as np
+
+    population = make_population(3, seed=1)
+    pd.testing.assert_frame_equal(
+        sweep(population, np.arange(1, 5)), sweep(population, range(1, 5))
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -365,3 +366,21 @@ def test_list_dir_leaves_out_env_files_and_links_to_them(sandbox, monkeypatch, o
     files = call(tools, "list_dir")["data"]["files"]
     assert files == ["meeting.md"]
     assert call(tools, "list_dir", rel_path="sub")["data"]["files"] == []
+
+
+@pytest.mark.parametrize("where", ["", "  ", None])
+def test_no_sandbox_given_is_refused_not_read_as_the_current_folder(where):
+    """``Path("")`` is the working folder: an empty setting must not open it to the model."""
+    with pytest.raises(ValueError, match=re.escape(tr("files.sandbox_not_a_folder", path=where))):
+        file_tools(where)
+
+
+def test_one_tool_name_given_as_text_is_that_tool_not_its_letters(sandbox):
+    assert file_tools(sandbox, names="read_text").names == ["read_text"]
+
+
+def test_a_missing_folder_to_copy_is_named_in_the_course_language(tmp_path):
+    with pytest.raises(
+        ValueError, match=tr("files.sandbox_not_a_folder", path=str(tmp_path / "x"))
+    ):
+        sandbox_copy(tmp_path / "x")

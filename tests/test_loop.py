@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 
 import httpx2
 import pytest
@@ -361,3 +362,78 @@ def test_a_display_callback_that_raises_is_not_blamed_on_the_model():
 def test_tools_that_are_not_a_registry_are_refused_with_a_clear_message():
     with pytest.raises(TypeError, match="ToolRegistry"):
         run_agent("x", client=scripted("honest_analyst"), tools=None, trace_dir=False)
+
+
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        ({"budget": 4}, "budget"),
+        ({"budget": {"max_steps": 4}}, "budget"),
+        ({"done_when": "答案里有 9692"}, "done_when"),
+        ({"client": None}, "client"),
+        ({"client": "honest_analyst"}, "client"),
+        ({"model": None}, "model"),
+        ({"system_prompt": None}, "system_prompt"),
+    ],
+)
+def test_a_caller_argument_of_the_wrong_kind_is_refused_naming_it(options, name):
+    """An instructor's typo raises at once, naming the argument, not mid-run."""
+    given = {"client": scripted("honest_analyst"), "tools": sales_tools(), **options}
+    with pytest.raises(TypeError, match=name) as refused:
+        run_agent(SEED_QUESTION, trace_dir=False, **given)
+    given = options[name]
+    assert type(given).__name__ in str(refused.value) or repr(given) in str(refused.value)
+
+
+@pytest.mark.parametrize("task", [123, ["分析 sales.csv"], b"\xe5\x88\x86"])
+def test_a_task_that_is_not_text_is_said_to_be_so_not_empty(task):
+    client = scripted("honest_analyst")
+    result = run(client, task=task)
+    assert result.stop_reason == "invalid_task" and client.requests == []
+    assert result.warnings == [tr("loop.task_not_text", type=type(task).__name__)]
+
+
+@pytest.mark.parametrize("trace_dir", [0, 5, "", "  ", b"runs"])
+def test_a_trace_dir_that_is_no_folder_is_refused_naming_it(trace_dir):
+    """0 is not False, and "" would scatter run folders over the working folder."""
+    client = scripted("honest_analyst")
+    with pytest.raises((TypeError, ValueError), match="trace_dir") as refused:
+        run_agent(SEED_QUESTION, client=client, tools=sales_tools(), trace_dir=trace_dir)
+    assert str(refused.value) == tr("loop.bad_trace_dir", value=trace_dir)
+    assert client.requests == []
+
+
+def test_numpy_numbers_from_a_sweep_table_are_limits_like_python_ones(tmp_path):
+    """summary["cap"].min() is numpy.int64: Budget takes it (as int, so the trace is JSON)."""
+    np = pytest.importorskip("numpy")
+    budget = Budget(max_steps=np.int64(4), max_seconds=np.float32(30), max_tokens=np.int32(9999))
+    assert (budget.max_steps, budget.max_seconds, budget.max_tokens) == (4, 30.0, 9999)
+    assert type(budget.max_steps) is int and type(budget.max_seconds) is float
+    result = run_agent(
+        SEED_QUESTION, client=scripted("honest_analyst"), tools=sales_tools(), budget=budget,
+        trace_dir=tmp_path,
+    )  # fmt: skip
+    assert result.outcome == "completed" and result.trace_path is not None
+    first_line = Path(result.trace_path).read_text(encoding="utf-8").splitlines()[0]
+    assert json.loads(first_line)["budget"]["max_steps"] == 4  # the trace could write it
+    with pytest.raises(ValueError, match="max_steps"):
+        Budget(max_steps=np.float64(4.5))
+
+
+def test_an_empty_model_name_is_refused_naming_model():
+    """A real service answers an empty model name with HTTP 400 or 404: say so before asking."""
+    with pytest.raises(ValueError, match="model"):
+        run_agent("x", client=scripted("honest_analyst"), tools=sales_tools(), model="  ")
+
+
+def test_a_trace_that_cannot_be_written_does_not_take_the_stop_messages_place(tmp_path):
+    """The chapters print warnings[-1] as why a run stopped; a read-only runs folder
+    must not turn that into "could not write the trace"."""
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the runs folder should be", encoding="utf-8")
+    result = run_agent(
+        SEED_QUESTION, client=scripted("never_stops"), tools=sales_tools(),
+        budget=Budget(max_steps=2), trace_dir=blocked,
+    )  # fmt: skip
+    assert result.trace_path is None and any(str(blocked) in w for w in result.warnings)
+    assert result.warnings[-1] == tr("guard.max_steps", cap=2)

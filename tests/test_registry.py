@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema  # the reference the argument check is compared with; agentlab does not use it
 import pytest
@@ -407,3 +408,57 @@ def test_blank_arguments_mean_no_arguments(blank):
     tools = ToolRegistry([Tool("now", "no parameters", {}, lambda: ok("12:00"))])
     assert tools.call("now", blank) == ok("12:00")
     assert call_key("now", blank) == call_key("now", "{}")
+
+
+@pytest.mark.parametrize("arguments", [{"text": "hi"}, b'{"text": "hi"}', 42, ["text"]])
+def test_arguments_that_are_not_json_text_are_an_error_result_not_a_crash(registry, arguments):
+    """``tools.call("echo", {"text": "hi"})`` is what a person types first: never raises."""
+    for ran in (registry.call("echo", arguments), registry.run("echo", arguments, 1.0).result):
+        assert ran["error"] == {
+            "code": "INVALID_ARGUMENTS",
+            "message": tr("registry.arguments_not_text", type=type(arguments).__name__),
+        }
+
+
+@pytest.mark.parametrize(
+    "arguments, json_type",
+    [
+        ("[1, 2]", "array"),
+        ('"text"', "string"),
+        ("null", "null"),
+        ("7", "integer"),
+        ("1.5", "number"),
+        ("true", "boolean"),
+    ],
+)
+def test_arguments_of_another_json_type_are_named_in_json_words(registry, arguments, json_type):
+    """The model wrote JSON: its mistake is told in JSON's words (array, null), not Python's."""
+    message = registry.call("echo", arguments)["error"]["message"]
+    assert message == tr("registry.not_an_object", type=json_type)
+
+
+@pytest.mark.parametrize("name", ["查询天气", "my tool", "", "a" * 65, None, "read.text"])
+def test_a_tool_name_services_would_refuse_is_refused_when_the_tool_is_made(name):
+    """The scripted model takes any name; a real service answers HTTP 400 for these."""
+    with pytest.raises(ValueError, match=re.escape(tr("registry.bad_tool_name", name=name))):
+        Tool(name, "d", {}, echo)
+
+
+@pytest.mark.parametrize("function", [None, "echo", ok("x")])
+def test_a_tool_without_a_function_to_call_is_refused_naming_it(function):
+    message = tr("registry.not_callable", name="t", type=type(function).__name__)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        Tool("t", "d", {}, function)
+
+
+@pytest.mark.parametrize("tools", [None, 5, [echo], ["echo"]])
+def test_a_registry_of_things_that_are_not_tools_is_refused(tools):
+    with pytest.raises(TypeError, match="Tool"):
+        ToolRegistry(tools)
+
+
+@pytest.mark.parametrize("timeout", ["5", True, [5]])
+def test_a_tool_timeout_that_is_no_number_is_refused_naming_it(timeout):
+    message = tr("isolation.bad_timeout", name="t", timeout=timeout)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        Tool("t", "d", {}, echo, timeout=timeout)

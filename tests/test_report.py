@@ -269,3 +269,35 @@ def test_tradeoff_marks_the_smallest_cap_for_the_given_target_and_the_interval()
     assert band.get_x() == pytest.approx(3.5)
     assert band.get_x() + band.get_width() == pytest.approx(6.5)
     assert waste_ax.get_ylim()[1] >= 50
+
+
+def _one_run():
+    return run_agent("分析 sales.csv", client=scripted("honest_analyst"), tools=sales_tools(),
+                     budget=Budget(max_steps=4), trace_dir=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("shape", ["list", "run"])
+def test_runs_not_given_as_a_dict_are_refused_naming_runs(shape):
+    """outcome_table([r1, r2]) or plot_steps_by_outcome(r) is a slip worth one clear line."""
+    run = _one_run()
+    given = [run] if shape == "list" else run
+    message = re.escape(tr("report.runs_not_a_dict", type=type(given).__name__))
+    for draw in (outcome_table, plot_steps_by_outcome, plot_history_growth, plot_phase_timeline):
+        with pytest.raises(TypeError, match=message):
+            draw(given)
+
+
+def test_an_empty_table_of_runs_can_still_be_styled():
+    """Emptying the runs dict live gives an empty table, not a KeyError from pandas."""
+    html = style_outcomes(outcome_table({})).to_html()
+    assert "<table" in html
+
+
+def test_a_run_that_never_asked_the_model_draws_without_a_warning():
+    """An empty task (or a deadline before step 1) has no request and no phase: the
+    charts still draw, with no matplotlib warning on stderr (pytest turns it into an error)."""
+    never = run_agent("", client=scripted("honest_analyst"), tools=sales_tools(), trace_dir=False)
+    assert never.model_requests == 0
+    plot_history_growth({"空问题": never})
+    plot_phase_timeline({"空问题": never})
+    plot_phase_timeline({})

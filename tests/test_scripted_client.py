@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import httpx2
 import openai
@@ -24,6 +25,7 @@ from agentlab.clients import (
 )
 from agentlab.clients.behaviours import csv_named_in
 from agentlab.clients.wire import prompt_bytes_sent, prompt_tokens, prompt_tokens_sent
+from agentlab.i18n import tr
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -417,3 +419,17 @@ def test_scripted_plays_any_policy_function_under_its_name():
     reply = client.chat.completions.create(model="m", messages=MESSAGES)
     assert reply.choices[0].message.content == "任务是：hi"
     assert repr(client).startswith("ScriptedClient('echo_task'")
+
+
+@pytest.mark.parametrize("status", [200, 999, "429", 42.0, True])
+def test_an_http_error_that_is_no_http_error_status_is_refused_naming_it(status):
+    """HttpError(200) used to be a model_error about "a reply holding only an error"."""
+    with pytest.raises(ValueError, match=re.escape(tr("scripted.bad_status", status=status))):
+        HttpError(status)
+
+
+@pytest.mark.parametrize("seconds", [-1, None, float("nan"), float("inf"), "2"])
+def test_a_hang_of_no_usable_length_is_refused_naming_it(seconds):
+    """Hang(-1) used to end the run as a model_error quoting time.sleep's ValueError."""
+    with pytest.raises(ValueError, match=re.escape(tr("scripted.bad_hang", seconds=seconds))):
+        Hang(seconds)

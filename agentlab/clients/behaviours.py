@@ -130,8 +130,20 @@ def todo_clerk(conversation: Conversation) -> Turn:
         written = last.arguments.get("text", "")
         lines = [line for line in written.splitlines() if line.strip()]
         listing = "\n".join(lines) if lines else "（没有找到以 TODO 开头的行）"
-        return say(f"已把 {len(lines)} 条 TODO 写入 {last.arguments.get('rel_path')}：\n{listing}")
+        said = f"已把 {len(lines)} 条 TODO 写入 {last.arguments.get('rel_path')}：\n{listing}"
+        return say(said + _cut_short(history))
     return say(f"我没有预料到工具 {last.tool} 的结果，先停在这里。")
+
+
+def _cut_short(history: list[Exchange]) -> str:
+    """A note when a file read was cut short: its TODOs past the cut were never seen."""
+    cut = [e.result["data"] for e in history if e.tool == "read_text" and e.ok]
+    cut = [data for data in cut if data.get("truncated")]
+    return "".join(
+        f"\n注意：{data['path']} 只读到了一部分（共 {data['chars']} 个字符），"
+        "后面的 TODO 我没有看到，上面的清单可能不完整。"
+        for data in cut
+    )
 
 
 def _after_read(last: Exchange, target: str | None, history: list[Exchange]) -> Turn:

@@ -19,6 +19,7 @@ requests is ``scripted.py``'s.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,11 @@ class HttpError:
     status: int
     message: str = field(default_factory=lambda: tr("scripted.http_error"))
 
+    def __post_init__(self) -> None:
+        status = self.status
+        if isinstance(status, bool) or not isinstance(status, int) or not 400 <= status <= 599:
+            raise ValueError(tr("scripted.bad_status", status=status))
+
 
 @dataclass(frozen=True)
 class Hang:
@@ -70,6 +76,12 @@ class Hang:
 
     seconds: float
     then: Reply = field(default_factory=lambda: Reply(content=tr("scripted.late_answer")))
+
+    def __post_init__(self) -> None:
+        seconds = self.seconds
+        number = isinstance(seconds, int | float) and not isinstance(seconds, bool)
+        if not (number and math.isfinite(seconds) and seconds >= 0):
+            raise ValueError(tr("scripted.bad_hang", seconds=seconds))
 
 
 Turn = Reply | HttpError | Hang

@@ -308,7 +308,8 @@ def check_pick_cap(answer: Any) -> Verdict:
         got = run_student(
             answer, summary.copy(), target, what=tr("exercise.05.what_pick", case=label)
         )
-        expected = smallest_cap(summary, target)
+        # no rate exceeds 1: above it, no cap reaches the target (smallest_cap refuses it)
+        expected = smallest_cap(summary, target) if target <= 1 else None
         cap = _checked_cap(got, tr("exercise.05.returned_by", name="pick_cap"))
         if not _same_cap(cap, expected):
             return wrong_verdict(

@@ -57,10 +57,13 @@ def sandbox_copy(source: str | Path | None = None) -> Path:
     The copy lasts as long as this Python process (a notebook's kernel) and
     is removed when it exits, so a day of runs leaves no folders behind.
     """
+    source = Path(source or COURSE_DATA_DIR / "sandbox")
+    if not source.is_dir():
+        raise ValueError(tr("files.sandbox_not_a_folder", path=str(source)))
     folder = Path(tempfile.mkdtemp(prefix="agentlab-sandbox-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     root = folder / "sandbox"
-    shutil.copytree(Path(source or COURSE_DATA_DIR / "sandbox"), root)
+    shutil.copytree(source, root)
     return root
 
 
@@ -101,7 +104,8 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
         os.close(fd)
         return _no_file(rel_path)
     try:
-        with open(fd, encoding="utf-8") as handle:
+        # utf-8-sig: a byte-order mark (Windows Notepad) is not part of the first line
+        with open(fd, encoding="utf-8-sig") as handle:
             text = handle.read(max_chars + 1)
             total = len(text) + _chars_left(handle)
     except UnicodeDecodeError:
@@ -166,6 +170,11 @@ def file_tools(
     max_read_chars: int = MAX_READ_CHARS,
 ) -> ToolRegistry:
     """A registry of the file tools in ``names``, all bound to ``sandbox``."""
+    if not isinstance(sandbox, str | os.PathLike) or not str(sandbox).strip():
+        # Path("") is the working folder: never hand that to a model by accident
+        raise ValueError(tr("files.sandbox_not_a_folder", path=sandbox))
+    if isinstance(names, str):  # names="read_text": one tool, not nine letters
+        names = (names,)
     root = Path(sandbox)
     if not root.is_dir():
         raise ValueError(tr("files.sandbox_not_a_folder", path=str(root)))

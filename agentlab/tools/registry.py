@@ -78,6 +78,11 @@ def error(code: str, message: str, source: list[str] | None = None) -> ToolResul
     }
 
 
+# What chat-completions services accept as a function name (a Chinese name or a
+# space is HTTP 400 there, though a scripted model would take it).
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 @dataclass(frozen=True)
 class Tool:
     """One tool: the name and schema the model sees, the function we run.
@@ -99,7 +104,13 @@ class Tool:
     Running out of it is an error result (``TIMEOUT``) and the run goes on."""
 
     def __post_init__(self) -> None:
-        if self.timeout is not None and not self.timeout > 0:
+        if not isinstance(self.name, str) or not TOOL_NAME.fullmatch(self.name):
+            raise ValueError(tr("registry.bad_tool_name", name=self.name))
+        if not callable(self.function):
+            kind = type(self.function).__name__
+            raise TypeError(tr("registry.not_callable", name=self.name, type=kind))
+        number = isinstance(self.timeout, int | float) and not isinstance(self.timeout, bool)
+        if self.timeout is not None and not (number and self.timeout > 0):
             raise ValueError(tr("isolation.bad_timeout", name=self.name, timeout=self.timeout))
         unknown = unchecked_keywords(self.parameters)
         if unknown:
@@ -130,10 +141,14 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        if not isinstance(tools, Iterable):
+            raise TypeError(tr("registry.not_a_tool", type=type(tools).__name__))
         for tool in tools:
             self.register(tool)
 
     def register(self, tool: Tool) -> Tool:
+        if not isinstance(tool, Tool):  # e.g. the bare function, or its name
+            raise TypeError(tr("registry.not_a_tool", type=type(tool).__name__))
         if tool.name in self._tools:
             raise ValueError(tr("registry.duplicate_tool", name=tool.name))
         self._tools[tool.name] = tool
@@ -284,6 +299,9 @@ def _tool_bug(message: str) -> ToolRun:
 
 def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
     """The arguments as a dict, or a message saying why they are unusable."""
+    if arguments_json is not None and not isinstance(arguments_json, str):
+        # a model always sends text; a dict here is a person calling tools.call by hand
+        return tr("registry.arguments_not_text", type=type(arguments_json).__name__)
     if arguments_json is None or not arguments_json.strip():
         return {}  # some providers send "" for a tool without parameters
     try:
@@ -296,7 +314,7 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
         shown = arguments_json if len(arguments_json) <= 200 else arguments_json[:200] + "..."
         return tr("registry.bad_json", reason=exc.msg, position=exc.pos, shown=shown)
     if not isinstance(parsed, dict):
-        return tr("registry.not_an_object", type=type(parsed).__name__)
+        return tr("registry.not_an_object", type=_json_type(parsed))
     # the checks below, and json.dumps, follow nesting on Python's stack
     if not few_brackets(arguments_json) and too_deep(parsed):
         return tr("registry.too_deep", limit=MAX_NESTING)
