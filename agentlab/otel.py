@@ -28,7 +28,9 @@ are not known.
 
 Privacy: no message content is exported unless ``include_content=True``
 (the conventions make content opt-in): no task text, answers, assistant
-text, tool arguments or tool results.
+text, tool arguments or tool results, and no warning texts either, since
+those can quote a call (the repeat guard's stop message names the call it
+stopped): the warnings are then events without their words.
 
 What this module does not do: instrument the loop live, or ship spans
 anywhere by itself. The tracer provider you pass (or the global one) decides
@@ -175,6 +177,8 @@ def export_trace(
         _set_error(otel, span, error)
         span.end(end_time=at(phase.end))
     for when, name, attributes in timeline.marks:
+        if not include_content:  # a warning can quote a call (RepeatGuard's stop message)
+            attributes = {k: v for k, v in attributes.items() if k != "agentlab.message"}
         root.add_event(name, attributes, timestamp=at(when))
     stop = timeline.stop or {}
     if stop.get("status") == "failed":

@@ -244,6 +244,35 @@ def test_no_message_content_is_exported_unless_asked(exporter, tmp_path):
     assert root.attributes["agentlab.answer"] == "这次真的写好了"
 
 
+def _argument_texts(result: RunResult) -> set[str]:
+    """Every text value of the run's tool arguments (three characters or more)."""
+    found: set[str] = set()
+    for record in result.tool_results:
+        for value in json.loads(record["normalized_args"]).values():
+            if isinstance(value, str) and len(value) >= 3:
+                found.add(value)
+    return found
+
+
+@pytest.mark.parametrize("name", ["repeat", "wander", "strict", "unknown-tool", "flaky-2"])
+def test_no_tool_argument_escapes_through_warnings_or_statuses(name, exporter, tmp_path):
+    # A stop message can quote the call it stopped (RepeatGuard: "identical call
+    # number 4: tool({...})"): without include_content it is not exported.
+    result = course_run(name)(tmp_path)
+    arguments = _argument_texts(result)
+    assert arguments, "the scenario must call a tool with a text argument"
+    root, children = export(result, exporter)
+    spans = [root, *children]
+    shown = json.dumps(
+        [dict(s.attributes) for s in spans]
+        + [dict(e.attributes) for s in spans for e in s.events]
+        + [s.status.description for s in spans],
+        ensure_ascii=False,
+    )
+    assert not [a for a in arguments if a in shown]
+    assert [e.name for e in root.events].count("agentlab.warning") == len(result.warnings)
+
+
 # -- the trace schema: with and without wall-clock times -------------------------------------
 
 STARTED = datetime(2026, 3, 1, 8, 30, tzinfo=UTC)
@@ -303,12 +332,18 @@ def test_a_trace_with_wall_clock_times_gives_spans_at_those_times(exporter):
     assert root.status.status_code is StatusCode.UNSET  # answered after a handled retry
     assert root.attributes["gen_ai.conversation.id"] == "demo"
     # a warning event where it happened; one the stop event alone lists, at the stop
-    assert [(e.attributes["agentlab.message"], e.timestamp) for e in root.events] == [
-        ("a reply was cut off", ns(1.0)),
-        ("the usage was estimated", ns(1.61)),
+    assert [(e.name, e.timestamp) for e in root.events] == [
+        ("agentlab.warning", ns(1.0)),
+        ("agentlab.warning", ns(1.61)),
     ]
+    assert not [e.attributes for e in root.events if e.attributes]  # their words are content
     contents = {"gen_ai.output.messages", "gen_ai.tool.call.arguments", "gen_ai.tool.call.result"}
     assert not contents & {k for s in children for k in s.attributes}
+    root, _ = export(TARGET_TRACE, exporter, include_content=True)
+    assert [e.attributes["agentlab.message"] for e in root.events] == [
+        "a reply was cut off",
+        "the usage was estimated",
+    ]
 
 
 def test_content_is_exported_in_the_conventions_shape_when_asked(exporter):
