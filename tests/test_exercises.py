@@ -829,3 +829,36 @@ def test_fragments_joined_in_the_api_shape_are_told_the_shape_asked_for():
 
     verdict = judge(api.get("01-fragments"), wrong.fragments_in_the_api_shape)
     assert verdict.status == WRONG and "最外层" in verdict.detail, verdict.detail
+
+
+class OwnBaseError(BaseException):
+    """What a student's code may raise that is not an Exception."""
+
+
+@pytest.mark.parametrize("raised", [GeneratorExit, OwnBaseError, SystemExit])
+def test_a_base_exception_from_student_code_is_a_verdict_not_a_crash(raised):
+    def loop(task, client, tools, max_steps):
+        raise raised("stopped here")
+
+    verdict = judge(api.get("01-loop"), loop)
+    assert verdict.status == WRONG and raised.__name__ in verdict.detail, verdict.detail
+
+
+def test_an_answer_whose_comparison_raises_a_base_exception_still_gets_a_verdict():
+    class Stubborn:
+        def __eq__(self, other):
+            raise OwnBaseError("no comparing me")
+
+        __hash__ = object.__hash__
+
+    compares = dataclasses.replace(api.get("01-loop"), check=lambda a: passed(str(a == 1)))
+    verdict = judge(compares, Stubborn())
+    assert verdict.status == "error" and "OwnBaseError" in verdict.detail, verdict.detail
+
+
+def test_a_keyboard_interrupt_in_student_code_still_stops_the_check():
+    def loop(task, client, tools, max_steps):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        judge(api.get("01-loop"), loop)

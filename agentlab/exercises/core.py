@@ -205,7 +205,9 @@ def run_student(function: Callable[..., Any], *args: Any, what: str, **kwargs: A
         raise StillStarter(_raised_in(exc)) from None
     except TimeUp:
         raise Judged(wrong(tr("exercise.timeout", what=what))) from None
-    except (Exception, SystemExit) as exc:
+    except KeyboardInterrupt:  # the student pressed stop: that is theirs, not a verdict
+        raise
+    except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException of their own
         raise Judged(wrong(tr("exercise.raised", what=what, error=describe(exc)))) from None
 
 
@@ -371,7 +373,9 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
             return wrong(tr("exercise.timeout", what=exercise.answer_name))
         except Runaway as runaway:
             return wrong(tr("exercise.runaway", requests=runaway.requests))
-        except Exception as exc:  # e.g. an answer whose == raises: still a verdict
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # e.g. an answer whose == raises: still a verdict
             return Verdict(ERROR, tr("exercise.check_failed", error=describe(exc)))
 
 
