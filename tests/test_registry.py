@@ -58,6 +58,29 @@ def test_ok_call(registry):
     assert registry.call("echo", '{"text": "ab", "times": 2}') == ok("abab")
 
 
+class OwnBaseError(BaseException):
+    """Not an Exception: what a careless tool might still raise."""
+
+
+@pytest.mark.parametrize("raised", [GeneratorExit, OwnBaseError])
+@pytest.mark.parametrize("seconds", [None, 5.0])  # in this thread, and on a worker thread
+def test_a_tool_raising_a_base_exception_gives_an_error_result(raised, seconds):
+    def broken():
+        raise raised("deep inside")
+
+    run = ToolRegistry([Tool("broken", "d", {}, broken)]).run("broken", "{}", seconds)
+    assert run.result["error"]["code"] == "TOOL_EXCEPTION"
+    assert raised.__name__ in run.result["error"]["message"]
+
+
+def test_a_keyboard_interrupt_inside_a_tool_still_reaches_the_student():
+    def interrupted():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ToolRegistry([Tool("wait", "d", {}, interrupted)]).call("wait", "{}")
+
+
 @pytest.mark.parametrize(
     "arguments, fragment",
     [
