@@ -783,17 +783,18 @@ def test_a_check_that_returns_a_blank_sentence_is_not_fed_back_blank(tmp_path, b
     assert result.stop_reason == "max_steps"
 
 
-def test_a_check_that_calls_sys_exit_is_a_failed_check_not_the_end_of_the_run(tmp_path):
+@pytest.mark.parametrize("raised", [SystemExit, GeneratorExit])
+def test_a_check_that_calls_sys_exit_is_a_failed_check_not_the_end_of_the_run(raised, tmp_path):
     """As for a tool: a student's check calling exit() must not lose the run's history."""
 
     def leaves(answer):
-        raise SystemExit(3)
+        raise raised(3)
 
     client = ScriptedClient([say("好了"), say("真的好了")])
     result = run(client, ToolRegistry(), Budget(max_steps=2), tmp_path, done_when=leaves)
     assert result.stop_reason == "max_steps" and len(client.requests) == 2
     fed_back = client.requests[1].messages[-1]["content"]
-    assert tr("loop.check_raised", error="SystemExit: 3") in fed_back
+    assert tr("loop.check_raised", error=f"{raised.__name__}: 3") in fed_back
 
 
 @pytest.mark.parametrize("seconds", [None, "600", -1, float("nan")])
