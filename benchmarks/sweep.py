@@ -2,9 +2,10 @@
 
 Builds the chapter-05 population (seed 0), grows it until a 1..30 cap sweep
 holds at least 10 000 steps in total, then times ``sweep`` with one process
-and with two. Every step is a real ``run_agent`` step: a chat-completions
-request through the openai SDK to a scripted in-process service, plus the
-tool calls it returns.
+and with two; stops if the runs did not take the steps computed for them.
+Every step is a real ``run_agent`` step: a chat-completions request through
+the openai SDK to a scripted in-process service, plus the tool calls it
+returns.
 
     .venv/bin/python benchmarks/sweep.py
 """
@@ -43,6 +44,12 @@ def main() -> None:
         results = sweep(population, CAPS, workers=workers)
         took = time.perf_counter() - started
         steps = int(results["steps"].sum())
+        # A timing of runs that did not happen as computed would be no figure at all.
+        if len(results) != n * len(CAPS) or steps != expected_steps(population):
+            raise SystemExit(f"the sweep ran {len(results)} runs, {steps} steps: not as computed")
+        stops = set(results["stop_reason"])
+        if not stops <= {"answered", "max_steps"}:
+            raise SystemExit(f"runs ended in other ways than the population's: {sorted(stops)}")
         print(
             f"workers={workers}: {steps} steps in {took:.2f} s "
             f"({took / steps * 1000:.3f} ms per step, {steps / took:.0f} steps/s)"
