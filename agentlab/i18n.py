@@ -1335,8 +1335,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "工具抛异常，它都会变成结构化的错误结果），每个调用追加一条 `role: tool` 消息，"
         "带上 `tool_call_id` 和 `json.dumps(result, ensure_ascii=False)`；\n"
         "6. 用完 `max_steps` 次请求还没有最终回答，也返回 `messages`。\n\n"
-        "检查会用脚本化模型跑 5 个场景：正常完成、工具出错、一次两个调用、未知工具、"
-        "从不停下的模型。它看模型**每一次**收到的历史，和参考循环 "
+        "检查会用脚本化模型跑 6 个场景：正常完成、工具出错、一次两个调用、未知工具、"
+        "从不停下的模型（每次一个调用、每次两个调用各一个）。它看模型**每一次**收到的历史，和参考循环 "
         "`agentlab.minimal_loop` 逐条比较，指出第一处不对。",
         "**Write your own agent loop.** Complete `my_loop(task, client, tools, max_steps)` "
         "so that it returns the full list of `messages`:\n\n"
@@ -1352,8 +1352,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "results) and append one `role: tool` message per call, with its `tool_call_id` and "
         "`json.dumps(result, ensure_ascii=False)`;\n"
         "6. when `max_steps` requests brought no final answer, return `messages` too.\n\n"
-        "The check runs 5 scripted scenarios: an honest finish, a tool error, two calls in one "
-        "reply, an unknown tool, a model that never stops. It looks at the history the model "
+        "The check runs 6 scripted scenarios: an honest finish, a tool error, two calls in one "
+        "reply, an unknown tool, and a model that never stops (one call a turn, then two). It looks at the history the model "
         "received at **every** request, compares it with the reference loop "
         "`agentlab.minimal_loop` and names the first difference.",
     ),
@@ -1870,14 +1870,15 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`capped_loop(task, client, tools, max_steps)`，返回 `(messages, ending)`："
         '`ending` 是 `"answered"`（拿到最终回答）或 `"max_steps"`（用完上限）。模型最多被请求 '
         '`max_steps` 次；正好在第 `max_steps` 步回答也算 `"answered"`；到了上限不要抛异常，'
-        "而是返回。检查会跑正常完成、未知工具、正好在上限回答、上限只有 1 步、从不停下五个场景。",
+        "而是返回。检查会跑六个场景：正常完成、未知工具、正好在上限回答、上限只有 1 步，"
+        "以及从不停下的模型（每次一个调用、每次两个调用各一个）。",
         "**The step cap lives in host code.** Starting from chapter 01's `my_loop`, write "
         "`capped_loop(task, client, tools, max_steps)` returning `(messages, ending)`: "
         '`ending` is `"answered"` (a final answer came) or `"max_steps"` (the cap ran '
         "out). The model is asked at most `max_steps` times; an answer exactly at step "
         '`max_steps` is still `"answered"`; at the cap, return, do not raise. The check runs '
-        "five scenarios: honest finish, unknown tool, an answer exactly at the cap, a cap of 1, "
-        "a model that never stops.",
+        "six scenarios: honest finish, unknown tool, an answer exactly at the cap, a cap of 1, "
+        "and a model that never stops (one call a turn, then two).",
     ),
     "exercise.02-capped-loop.hint": (
         "for _ in range(max_steps): 请求、追加 assistant；没有 tool_calls 就 return messages, "

@@ -862,3 +862,34 @@ def test_a_keyboard_interrupt_in_student_code_still_stops_the_check():
 
     with pytest.raises(KeyboardInterrupt):
         judge(api.get("01-loop"), loop)
+
+
+@pytest.mark.parametrize(
+    "exercise_id, scenarios, zh, en",
+    [
+        (
+            "01-loop",
+            "agentlab.exercises.ch01:LOOP_SCENARIOS",
+            "{n} 个场景",
+            "{n} scripted scenarios",
+        ),
+        (
+            "02-capped-loop",
+            "agentlab.exercises.ch02:CAPPED_SCENARIOS",
+            "{cn}个场景",
+            "{word} scenarios",
+        ),
+    ],
+)
+def test_a_prompt_says_how_many_scenarios_its_check_runs(
+    exercise_id, scenarios, zh, en, monkeypatch
+):
+    import importlib
+
+    module, name = scenarios.split(":")
+    n = len(getattr(importlib.import_module(module), name))
+    words = {5: ("五", "five"), 6: ("六", "six"), 7: ("七", "seven")}[n]
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")
+    assert zh.format(n=n, cn=words[0]) in api.get(exercise_id).prompt
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    assert en.format(n=n, word=words[1]) in api.get(exercise_id).prompt
