@@ -193,8 +193,8 @@ class NoProgressGuard(Guard):
 LIMIT_KINDS = {
     "max_steps": "count",
     "max_seconds": "seconds_or_none",
-    "max_repeats": "count_or_none",
-    "repeat_hint_at": "count_or_none",
+    "max_repeats": "repeat_or_none",  # the 2nd identical call is the first repeat
+    "repeat_hint_at": "repeat_or_none",
     "max_no_progress": "count_or_none",
     "max_tool_calls_per_turn": "count_or_none",
     "max_tool_output_chars": "output_chars_or_none",
@@ -230,7 +230,7 @@ def _fits(kind: str, value: Any) -> bool:
         return math.isfinite(value) and value > 0
     if kind == "backoff":
         return math.isfinite(value) and value >= 0
-    least = {"count": 1, "retries": 0, "output_chars": MIN_OUTPUT_CHARS}[kind]
+    least = {"count": 1, "repeat": 2, "retries": 0, "output_chars": MIN_OUTPUT_CHARS}[kind]
     return isinstance(value, int) and value >= least
 
 
@@ -242,7 +242,7 @@ class Budget:
     max_seconds: float | None = None
     """One deadline for the whole run, shared by every phase."""
     max_repeats: int | None = None
-    """The identical call that stops the run (4: the 4th)."""
+    """The identical call that stops the run (4: the 4th; at least the 2nd)."""
     repeat_hint_at: int | None = None
     """The identical call that is refused with a hint (3: the 3rd)."""
     max_no_progress: int | None = None

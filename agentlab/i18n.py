@@ -364,6 +364,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "Budget's {name} must be {rule}, got {value!r}",
     ),
     "budget.kind.count": ("不小于 1 的整数", "a whole number of at least 1"),
+    "budget.kind.repeat": (
+        "不小于 2 的整数（第 2 次完全相同的调用才算重复），或 None（不设这项限制）",
+        "a whole number of at least 2 (the 2nd identical call is the first repeat) or None",
+    ),
     "budget.kind.retries": ("不小于 0 的整数", "a whole number of at least 0"),
     "budget.kind.output_chars": (
         "不小于 {least} 的整数（或 None 表示不截断）",
@@ -1336,7 +1340,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "带上 `tool_call_id` 和 `json.dumps(result, ensure_ascii=False)`；\n"
         "6. 用完 `max_steps` 次请求还没有最终回答，也返回 `messages`。\n\n"
         "检查会用脚本化模型跑 6 个场景：正常完成、工具出错、一次两个调用、未知工具、"
-        "从不停下的模型（每次一个调用、每次两个调用各一个）。它看模型**每一次**收到的历史，和参考循环 "
+        "从不停下的模型（每次一个调用、每次两个调用各一个）。"
+        "它看模型**每一次**收到的历史，和参考循环 "
         "`agentlab.minimal_loop` 逐条比较，指出第一处不对。",
         "**Write your own agent loop.** Complete `my_loop(task, client, tools, max_steps)` "
         "so that it returns the full list of `messages`:\n\n"
@@ -1353,7 +1358,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`json.dumps(result, ensure_ascii=False)`;\n"
         "6. when `max_steps` requests brought no final answer, return `messages` too.\n\n"
         "The check runs 6 scripted scenarios: an honest finish, a tool error, two calls in one "
-        "reply, an unknown tool, and a model that never stops (one call a turn, then two). It looks at the history the model "
+        "reply, an unknown tool, and a model that never stops (one call a turn, then two). "
+        "It looks at the history the model "
         "received at **every** request, compares it with the reference loop "
         "`agentlab.minimal_loop` and names the first difference.",
     ),

@@ -286,6 +286,8 @@ def test_works_with_any_openai_client_not_only_scripted_ones():
         {"max_seconds": float("inf")},
         {"max_seconds": 0},
         {"max_repeats": 0},
+        {"max_repeats": 1},  # the 1st call repeats nothing: it would stop every run at once
+        {"repeat_hint_at": 1},
         {"max_no_progress": False},
         {"max_tokens": -1},
         {"max_tool_output_chars": 10},
@@ -303,7 +305,9 @@ def test_budget_rejects_nonsense(limits):
 
 def test_budget_accepts_every_limit_switched_off_or_at_its_least():
     Budget(max_seconds=None, max_tool_output_chars=None, max_retries=0, retry_backoff_s=0)
-    Budget(max_steps=1, max_seconds=0.5, max_repeats=1, max_tokens=1, wrap_up=True)
+    Budget(
+        max_steps=1, max_seconds=0.5, max_repeats=2, repeat_hint_at=2, max_tokens=1, wrap_up=True
+    )
 
 
 @pytest.mark.parametrize("value", [0, -2, True, 1.5])
