@@ -319,9 +319,7 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> S
         _trace_complete(run, started, "timeout")
         message = tr("deadline.complete", seconds=run.deadline.max_seconds)
         return Stop("deadline", message, phase="complete")
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # a broken check (even exit()) is a failed check
+    except (Exception, SystemExit, GeneratorExit) as exc:  # a broken check is a failed check
         verdict = tr("loop.check_raised", error=f"{type(exc).__name__}: {exc}")
     # numpy's True counts too: a check written with pandas often returns one
     dtype_kind = getattr(getattr(verdict, "dtype", None), "kind", None)  # "b": boolean

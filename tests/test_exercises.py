@@ -893,3 +893,21 @@ def test_a_prompt_says_how_many_scenarios_its_check_runs(
     assert zh.format(n=n, cn=words[0]) in api.get(exercise_id).prompt
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     assert en.format(n=n, word=words[1]) in api.get(exercise_id).prompt
+
+
+def test_a_student_tool_that_never_returns_is_a_timeout_not_a_tool_exception():
+    def add_append_text(registry, box):
+        def append_text(rel_path, text):
+            while True:  # never ends
+                pass
+
+        schema = {
+            "type": "object",
+            "properties": {"rel_path": {"type": "string"}, "text": {"type": "string"}},
+            "required": ["rel_path", "text"],
+        }
+        registry.register(Tool("append_text", "append", schema, append_text))
+
+    verdict = judge(api.get("01-append-text"), add_append_text, time_limit_s=0.5)
+    assert verdict.status == WRONG and "TOOL_EXCEPTION" not in verdict.detail, verdict.detail
+    assert "死循环" in verdict.detail, verdict.detail

@@ -12,8 +12,8 @@ The registry is the one place that turns that request into a Python call:
    so nothing it says goes unchecked;
 3. the function runs within the time it is given; whatever it raises
    becomes an error result (``TOOL_EXCEPTION``), never an exception out of
-   the agent loop (only ``KeyboardInterrupt`` passes: stopping the kernel
-   still stops), and a call that does not return in time is abandoned
+   the agent loop (even ``sys.exit``; ``KeyboardInterrupt`` passes: stopping
+   the kernel still stops), and a call that does not return in time is abandoned
    (``TOOL_ABANDONED``) or, for an isolated tool, killed (``TOOL_KILLED``).
 
 The time a call is given is the run's time left, or the tool's own
@@ -213,9 +213,9 @@ def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolRun:
     """Call the tool's function; whatever it raises or returns becomes a result."""
     try:
         result = tool.function(**arguments)
-    except KeyboardInterrupt:  # the person at the keyboard stopped it: theirs to have
-        raise
-    except BaseException as exc:  # a tool bug (even sys.exit) must not end the run
+    # Named, not BaseException: KeyboardInterrupt (stopping the kernel) and an
+    # exercise check's own time-up signal must pass through.
+    except (Exception, SystemExit, GeneratorExit) as exc:  # a tool bug must not end the run
         return _tool_bug(
             tr("registry.raised", name=tool.name, error=f"{type(exc).__name__}: {exc}")
         )
