@@ -203,7 +203,9 @@ def sweep(
     if not isinstance(caps, Iterable):  # caps=24: one number, not the caps to try
         raise TypeError(tr("experiments.caps_not_a_list", type=type(caps).__name__))
     # numpy's integers (np.arange, a DataFrame column) are caps too, kept as int
-    caps = [int(c) if isinstance(c, numbers.Integral) else c for c in caps]
+    caps = [
+        int(c) if isinstance(c, numbers.Integral) and not isinstance(c, bool) else c for c in caps
+    ]
     if not caps or any(not isinstance(c, int) or isinstance(c, bool) or c < 1 for c in caps):
         raise ValueError(tr("experiments.bad_caps"))
     if budget is not None and not callable(budget):  # Budget(...) itself, not a maker

@@ -1358,7 +1358,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "`json.dumps(result, ensure_ascii=False)`;\n"
         "6. when `max_steps` requests brought no final answer, return `messages` too.\n\n"
         "The check runs 6 scripted scenarios: an honest finish, a tool error, two calls in one "
-        "reply, an unknown tool, and a model that never stops (one call a turn, then two). "
+        "reply, an unknown tool, and two models that never stop (one asks for one call a turn, "
+        "the other for two). "
         "It looks at the history the model "
         "received at **every** request, compares it with the reference loop "
         "`agentlab.minimal_loop` and names the first difference.",
@@ -1884,7 +1885,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "out). The model is asked at most `max_steps` times; an answer exactly at step "
         '`max_steps` is still `"answered"`; at the cap, return, do not raise. The check runs '
         "six scenarios: honest finish, unknown tool, an answer exactly at the cap, a cap of 1, "
-        "and a model that never stops (one call a turn, then two).",
+        "and two models that never stop (one asks for one call a turn, the other for two).",
     ),
     "exercise.02-capped-loop.hint": (
         "for _ in range(max_steps): 请求、追加 assistant；没有 tool_calls 就 return messages, "

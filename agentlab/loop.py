@@ -84,9 +84,10 @@ def run_agent(
       cap and output truncation); ``model`` and ``system_prompt`` go into
       every request as they are.
     - ``task_id`` names the run and its trace folder: 1 to 64 word characters,
-      ``.``, ``_`` or ``-`` (default: 12 random hex digits). A bad one, a
-      ``tools`` that is not a ``ToolRegistry`` or a bad ``permission_errors``
-      or ``fold_after_steps`` raises at once: a caller's mistake, not the run's.
+      ``.``, ``_`` or ``-`` (default: 12 random hex digits). Any argument of
+      the wrong kind (a bad ``task_id``, a ``tools`` that is not a
+      ``ToolRegistry``, a ``budget`` that is not a ``Budget`` ...) raises at
+      once, naming it: a caller's mistake, not the run's.
     - ``stream=True`` streams each request; text deltas go to ``on_text`` as
       they arrive (printed by default, ``None`` keeps quiet; with a real API
       key, cleaned of it, a few characters behind); a thinking

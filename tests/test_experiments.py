@@ -234,7 +234,7 @@ def test_rows_carry_the_runs_tokens():
     assert 0 < short < long
 
 
-@pytest.mark.parametrize("caps", [[3, 0], [3, 2.5]])
+@pytest.mark.parametrize("caps", [[3, 0], [3, 2.5], [True, 4]])
 def test_bad_caps_are_refused_with_their_own_message(caps):
     """sweep checks every cap first and says what is wrong with the caps."""
     from agentlab.i18n import tr
