@@ -911,3 +911,11 @@ def test_a_student_tool_that_never_returns_is_a_timeout_not_a_tool_exception():
     verdict = judge(api.get("01-append-text"), add_append_text, time_limit_s=0.5)
     assert verdict.status == WRONG and "TOOL_EXCEPTION" not in verdict.detail, verdict.detail
     assert "死循环" in verdict.detail, verdict.detail
+
+
+def test_pick_cap_answered_with_the_library_itself_passes():
+    # Every case's target is one smallest_cap accepts (0 < target <= 1).
+    from agentlab.experiments import smallest_cap
+
+    verdict = judge(api.get("05-pick-cap"), lambda summary, target: smallest_cap(summary, target))
+    assert verdict.status == PASSED, verdict.detail
