@@ -3621,6 +3621,14 @@ CATALOG: dict[str, tuple[str, str]] = {
         "current folder: rel_path is relative to the sandbox box, not to the notebook's folder. "
         "Get the path inside the sandbox with resolve_inside(box, rel_path) first, then open it",
     ),
+    "exercise.03-deadline.none_left_ran": (
+        "截止时间已过，run() 却把工作一直跑完了，没有任何时间限制"
+        "（left() 为 0 时变成了“不限时”？）。"
+        "没有剩余时间时 run() 应抛出 TimedOut（run_within 拿到 0 秒时就会这样做）",
+        "the deadline had passed, yet run() ran the work to the end with no limit at all (did "
+        "0 s left become 'no limit'?). With no time left run() should raise TimedOut "
+        "(run_within does when given 0 s)",
+    ),
     "exercise.03-deadline.none_left_skipped": (
         "截止时间已过，run() 返回了 None、没有运行工作：调用方会以为这一阶段正常结束了。"
         "没有剩余时间时 run() 应抛出 TimedOut（run_within 拿到 0 秒时就会这样做）",

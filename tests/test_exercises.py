@@ -919,3 +919,22 @@ def test_pick_cap_answered_with_the_library_itself_passes():
 
     verdict = judge(api.get("05-pick-cap"), lambda summary, target: smallest_cap(summary, target))
     assert verdict.status == PASSED, verdict.detail
+
+
+def test_a_deadline_that_runs_the_work_unlimited_at_zero_is_told_so_not_that_it_skipped():
+    from agentlab.deadline import run_within
+
+    class OrNone:
+        def __init__(self, seconds, clock=time.monotonic):
+            self.seconds, self.clock = seconds, clock
+            self.at = clock() + seconds
+
+        def left(self):
+            return max(0.0, self.at - self.clock())
+
+        def run(self, work, name):
+            return run_within(work, self.left() or None, name)  # 0 s left: no limit
+
+    verdict = judge(api.get("03-deadline"), OrNone)
+    assert verdict.status == WRONG and "跑完" in verdict.detail, verdict.detail
+    assert "没有运行工作" not in verdict.detail

@@ -340,6 +340,8 @@ def _check_run_gives_what_is_left(answer: Any) -> Verdict | None:
     outcome = run_student(_attempt, deadline, job, "tool", what=what)
     if outcome == "other_timeout":
         return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
+    if outcome == "returned":  # e.g. run_within(work, self.left() or None): no limit at 0 s
+        return wrong_verdict(tr("exercise.03-deadline.none_left_ran"))
     if outcome != "timed_out":
         return wrong_verdict(tr("exercise.03-deadline.none_left_skipped"))
     return None
