@@ -3722,6 +3722,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         "工具 {name} 的 function 必须是一个可以调用的函数，收到的是 {type}",
         "the function of tool {name} must be something to call, got {type}",
     ),
+    "registry.not_a_list": (
+        "ToolRegistry 要的是一串 Tool（一个列表），收到的是 {type}：写成 ToolRegistry([tool])，"
+        "多个工具就是 ToolRegistry([tool1, tool2])",
+        "a ToolRegistry takes a list of Tool objects, not a {type}: write ToolRegistry([tool]), "
+        "or ToolRegistry([tool1, tool2]) for more",
+    ),
     "registry.not_a_tool": (
         "ToolRegistry 里只能放 Tool（例如 ToolRegistry([Tool(名字, 说明, schema, 函数)])），"
         "收到的是 {type}",

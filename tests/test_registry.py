@@ -482,6 +482,15 @@ def test_a_registry_of_things_that_are_not_tools_is_refused(tools):
         ToolRegistry(tools)
 
 
+@pytest.mark.parametrize("kind", ["a lone tool", "a dict of tools"])
+def test_one_tool_or_a_dict_of_them_is_told_to_come_as_a_list(kind):
+    tool = Tool("echo", "d", {}, echo)
+    tools = tool if kind == "a lone tool" else {"echo": tool}
+    message = tr("registry.not_a_list", type=type(tools).__name__)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        ToolRegistry(tools)
+
+
 @pytest.mark.parametrize("timeout", ["5", True, [5]])
 def test_a_tool_timeout_that_is_no_number_is_refused_naming_it(timeout):
     message = tr("isolation.bad_timeout", name="t", timeout=timeout)

@@ -142,8 +142,8 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
-        if not isinstance(tools, Iterable):
-            raise TypeError(tr("registry.not_a_tool", type=type(tools).__name__))
+        if isinstance(tools, Tool | dict | str) or not isinstance(tools, Iterable):
+            raise TypeError(tr("registry.not_a_list", type=type(tools).__name__))
         for tool in tools:
             self.register(tool)
 
