@@ -896,17 +896,18 @@ def test_a_prompt_says_how_many_scenarios_its_check_runs(
 
 
 def test_a_student_tool_that_never_returns_is_a_timeout_not_a_tool_exception():
-    def add_append_text(registry, box):
-        def append_text(rel_path, text):
-            while True:  # never ends
-                pass
+    from types import SimpleNamespace
 
-        schema = {
-            "type": "object",
-            "properties": {"rel_path": {"type": "string"}, "text": {"type": "string"}},
-            "required": ["rel_path", "text"],
-        }
-        registry.register(Tool("append_text", "append", schema, append_text))
+    from agentlab.exercises import solutions
+
+    def endless(rel_path, text):
+        while True:
+            pass
+
+    def add_append_text(registry, box):  # the reference's tool, with a body that never ends
+        made: list[Tool] = []
+        solutions.add_append_text(SimpleNamespace(register=made.append), box)
+        registry.register(dataclasses.replace(made[0], function=endless))
 
     verdict = judge(api.get("01-append-text"), add_append_text, time_limit_s=0.5)
     assert verdict.status == WRONG and "TOOL_EXCEPTION" not in verdict.detail, verdict.detail
