@@ -104,8 +104,9 @@ def run_agent(
     """
     budget = Budget() if budget is None else budget
     _check_arguments(
-        budget, client, tools, model, system_prompt, done_when, permission_errors,
-        fold_after_steps, trace_dir,
+        budget=budget, client=client, tools=tools, model=model, system_prompt=system_prompt,
+        done_when=done_when, permission_errors=permission_errors,
+        fold_after_steps=fold_after_steps, trace_dir=trace_dir,
     )  # fmt: skip
     if task_id is None:
         task_id = uuid.uuid4().hex[:12]
@@ -182,6 +183,7 @@ def run_agent(
 
 
 def _check_arguments(
+    *,
     budget: Any,
     client: Any,
     tools: Any,

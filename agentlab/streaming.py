@@ -341,8 +341,8 @@ def read_stream(
         choices = getattr(chunk, "choices", None)
         if getattr(chunk, "usage", None):
             usage = chunk.usage  # the last chunk carries it, when asked for
-        elif choices and _usage_in(choices[0]):
-            usage = _usage_in(choices[0])
+        elif choices and (inside := _usage_in(choices[0])):  # Kimi: inside the choice
+            usage = inside
         if not choices:
             continue
         finish_reason = getattr(choices[0], "finish_reason", None) or finish_reason
