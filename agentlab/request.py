@@ -175,7 +175,7 @@ def _ask_in_time(
                 return
             try:
                 callback(text)
-            except Exception as exc:  # stop showing; the reply itself is still read
+            except (Exception, SystemExit, GeneratorExit) as exc:  # stop showing; read on
                 broken.append(f"{type(exc).__name__}: {exc}")
 
         return show

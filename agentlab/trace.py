@@ -98,7 +98,7 @@ class Trace:
         if self.listener is not None:
             try:
                 self.listener(record)
-            except Exception as exc:  # a broken listener must not end the run
+            except (Exception, SystemExit, GeneratorExit) as exc:  # dropped; the run goes on
                 self.listener = None
                 self.listener_failure = tr(
                     "trace.listener_failed", error=f"{type(exc).__name__}: {exc}"

@@ -420,6 +420,19 @@ def test_a_listener_that_raises_is_dropped_and_the_run_goes_on(tmp_path):
     assert [e["event"] for e in read_trace(result.trace_path)] == ["start", "phase", "stop"]
 
 
+@pytest.mark.parametrize("raised", [SystemExit, GeneratorExit])
+def test_a_listener_that_calls_sys_exit_is_dropped_like_any_broken_listener(raised, tmp_path):
+    """As for a tool or a check: a listener calling exit() must not lose the run."""
+
+    def listener(event):
+        raise raised(3)
+
+    result = run([say("好了")], sales_tools(), Budget(), tmp_path, on_event=listener)
+    assert result.outcome == "completed"
+    assert any(f"{raised.__name__}: 3" in w for w in result.warnings)
+    assert [e["event"] for e in read_trace(result.trace_path)] == ["start", "phase", "stop"]
+
+
 @pytest.mark.parametrize("task_id", ["../escape", "a/b", ".", "..", "", "x" * 65, 7, "a\x00b"])
 def test_a_task_id_that_is_not_a_folder_name_is_refused_before_the_run(tmp_path, task_id):
     with pytest.raises(ValueError, match="task_id"):

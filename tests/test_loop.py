@@ -363,6 +363,23 @@ def test_a_display_callback_that_raises_is_not_blamed_on_the_model():
     assert tr("loop.display_failed", error="RuntimeError: printer on fire") in result.warnings
 
 
+@pytest.mark.parametrize("raised", [SystemExit, GeneratorExit])
+def test_a_display_callback_that_calls_sys_exit_is_a_warning_too(raised):
+    def leaving_printer(text: str) -> None:
+        raise raised(3)
+
+    result = run_agent(
+        SEED_QUESTION,
+        client=scripted("honest_analyst"),
+        tools=sales_tools(),
+        stream=True,
+        on_text=leaving_printer,
+        trace_dir=False,
+    )
+    assert result.outcome == "completed"
+    assert tr("loop.display_failed", error=f"{raised.__name__}: 3") in result.warnings
+
+
 def test_tools_that_are_not_a_registry_are_refused_with_a_clear_message():
     with pytest.raises(TypeError, match="ToolRegistry"):
         run_agent("x", client=scripted("honest_analyst"), tools=None, trace_dir=False)
