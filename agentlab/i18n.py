@@ -555,6 +555,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "on_event 回调出错（{error}），之后的事件不再交给它；运行照常继续",
         "the on_event callback raised ({error}); it gets no more events, the run went on",
     ),
+    "trace.none": (
+        "这次运行没有轨迹文件（trace_dir=False，或文件夹写不进去）：事件都在 result.events 里",
+        "this run has no trace file (trace_dir=False, or the folder could not be written): "
+        "its events are in result.events",
+    ),
+    "trace.bad_line": (
+        "{path} 的第 {line} 行不是一条完整的 JSON 事件（文件被改过，或写到一半被中断）",
+        "line {line} of {path} is not a whole JSON event (the file was edited, "
+        "or writing it was cut short)",
+    ),
     # -- context.py: truncation and folding --
     "context.note": (
         "工具输出过长（{total} 个字符），这里只保留了一部分。{where}",

@@ -140,7 +140,21 @@ class Trace:
         self.failure = tr("trace.write_failed", folder=str(self.folder), error=reason(exc))
 
 
-def read_trace(path: str | Path) -> list[dict[str, Any]]:
-    """The events of a trace file, in order."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
+def read_trace(path: str | Path | None) -> list[dict[str, Any]]:
+    """The events of a trace file, in order.
+
+    ``None`` (the ``trace_path`` of a run without a trace file) and a line that
+    is not JSON are a ``ValueError`` saying so; a missing file is Python's own
+    ``FileNotFoundError``.
+    """
+    if path is None:
+        raise ValueError(tr("trace.none"))
+    events = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ValueError(tr("trace.bad_line", path=str(path), line=number)) from exc
+    return events

@@ -433,6 +433,20 @@ def test_a_listener_that_calls_sys_exit_is_dropped_like_any_broken_listener(rais
     assert [e["event"] for e in read_trace(result.trace_path)] == ["start", "phase", "stop"]
 
 
+def test_reading_the_trace_of_a_run_without_one_says_where_the_events_are(tmp_path):
+    result = run([say("好了")], sales_tools(), Budget(), False)
+    assert result.trace_path is None
+    with pytest.raises(ValueError, match=re.escape(tr("trace.none"))):
+        read_trace(result.trace_path)
+
+
+def test_a_trace_line_that_is_not_json_is_named_by_its_number(tmp_path):
+    path = tmp_path / "trace.jsonl"
+    path.write_text('{"event": "start", "t": 0}\n{"event": "phase", "t"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(tr("trace.bad_line", path=str(path), line=2))):
+        read_trace(path)
+
+
 @pytest.mark.parametrize("task_id", ["../escape", "a/b", ".", "..", "", "x" * 65, 7, "a\x00b"])
 def test_a_task_id_that_is_not_a_folder_name_is_refused_before_the_run(tmp_path, task_id):
     with pytest.raises(ValueError, match="task_id"):
