@@ -30,7 +30,9 @@ Privacy: no message content is exported unless ``include_content=True``
 (the conventions make content opt-in): no task text, answers, assistant
 text, tool arguments or tool results, and no warning texts either, since
 those can quote a call (the repeat guard's stop message names the call it
-stopped): the warnings are then events without their words.
+stopped): the warnings are then events without their words. A failed model
+request's span says what kind of error it was, not the service's error text,
+which some services write with what was sent in it.
 
 What this module does not do: instrument the loop live, or ship spans
 anywhere by itself. The tracer provider you pass (or the global one) decides
@@ -243,8 +245,9 @@ def _phase_span(
         facts.update(_usage(otel, event.get("tokens")))
         if status == "timeout":
             error = ("timeout", None)
-        elif status == "error":
-            error = (str(event.get("error_class") or "_OTHER"), event.get("message"))
+        elif status == "error":  # a service's error text may echo what was sent
+            text = event.get("message") if include_content else None
+            error = (str(event.get("error_class") or "_OTHER"), text)
         if include_content and status == "ok":
             facts[otel.OUTPUT_MESSAGES] = _output_messages(event)
         return (f"chat {model}" if model else "chat"), otel.SpanKind.CLIENT, _clean(facts), error

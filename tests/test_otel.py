@@ -322,7 +322,7 @@ def test_a_trace_with_wall_clock_times_gives_spans_at_those_times(exporter):
     ]
     first, second, tool, third, check = children
     assert first.attributes["error.type"] == "transient"
-    assert first.status.description == "429 too many requests"
+    assert not first.status.description  # a provider's error text is content
     assert second.attributes["gen_ai.response.finish_reasons"] == ("tool_calls",)
     assert second.attributes["gen_ai.usage.input_tokens"] == 120
     assert second.attributes["gen_ai.usage.output_tokens"] == 30
@@ -344,6 +344,16 @@ def test_a_trace_with_wall_clock_times_gives_spans_at_those_times(exporter):
         "a reply was cut off",
         "the usage was estimated",
     ]
+
+
+def test_a_provider_error_text_is_content_too(exporter):
+    """Some services echo what was sent in their error text: it is exported only when asked."""
+    _, children = export(TARGET_TRACE, exporter)
+    failed = children[0]
+    assert failed.attributes["error.type"] == "transient"
+    assert failed.status.status_code is StatusCode.ERROR and not failed.status.description
+    _, children = export(TARGET_TRACE, exporter, include_content=True)
+    assert children[0].status.description == "429 too many requests"
 
 
 def test_content_is_exported_in_the_conventions_shape_when_asked(exporter):
