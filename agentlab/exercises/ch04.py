@@ -55,6 +55,7 @@ CLASSIFY_PROBES: tuple[int | str, ...] = (
     429,
     500,
     503,
+    529,  # "5xx 全部算瞬时": not only the 500/502/503/504 everyone has seen
     408,
     409,
     401,

@@ -1141,6 +1141,12 @@ def class_only_429_transient(failure):
     return solutions.error_class(failure)
 
 
+def class_common_5xx_only(failure):
+    if isinstance(failure, int) and failure >= 500 and failure not in (500, 502, 503, 504):
+        return "invalid_input"  # "the 5xx I have seen": 529 (overloaded) and the rest forgotten
+    return solutions.error_class(failure)
+
+
 def class_logic_as_input(failure):
     found = solutions.error_class(failure)
     return "invalid_input" if found == "logic" else found
@@ -1177,6 +1183,7 @@ CLASSIFY = (
     Wrong("401/403 as invalid input (forgets permission)", class_forgets_permission),
     Wrong("409 (a conflict: try again) as invalid input", class_409_as_input),
     Wrong("only 429 is transient (5xx not retried)", class_only_429_transient),
+    Wrong("only 500/502/503/504 are transient, not every 5xx", class_common_5xx_only),
     Wrong("failing tests as invalid input", class_logic_as_input),
     Wrong("unknown codes retried as transient", class_unknown_is_transient),
     Wrong('substring rules: "FAIL" in a code means logic', class_by_substring),
