@@ -419,6 +419,50 @@ def test_each_exercise_is_in_its_chapter_with_its_starter_and_its_check(exercise
     assert any(f'check("{exercise.id}", {exercise.answer_name})' in source for source in code)
 
 
+def _top_level_bindings(tree: ast.Module) -> set[str]:
+    """Names a cell binds in the notebook's namespace: not inside a def, class or lambda."""
+    found: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp)):
+            continue
+        if isinstance(node, ast.GeneratorExp):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_no_cell_rebinds_a_name_an_earlier_cell_imported(chapter):
+    """A student who finishes the chapter and goes back to re-run an exercise's check
+    must get the same verdict: a later cell that turns ``error`` or ``call`` into a
+    dict would make a right answer that calls it fail with "'dict' object is not
+    callable"."""
+    [path] = (REPO / "notebooks").glob(f"{chapter}_*.ipynb")
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    imported: dict[str, int] = {}
+    clashes = []
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "code":
+            continue
+        lines = "".join(cell["source"]).splitlines()
+        tree = ast.parse("\n".join(line for line in lines if not line.startswith("%")))
+        for name in sorted(_top_level_bindings(tree)):
+            if name in imported and imported[name] < index:
+                clashes.append(f"cell {index} rebinds {name} (imported in cell {imported[name]})")
+        for node in tree.body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    imported.setdefault((alias.asname or alias.name).split(".")[0], index)
+    assert not clashes, clashes
+
+
 # -- 01-append-text: the library's writer, however it is reached ---------------------------
 
 
