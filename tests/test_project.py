@@ -3,6 +3,9 @@ secrets out of git, and Chinese chart labels that really render."""
 
 from __future__ import annotations
 
+import itertools
+import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -157,3 +160,38 @@ def test_the_teaching_data_is_package_data_and_kept_once():
     for path in files:
         assert any(path.relative_to(package).match(g) for g in globs), path
     assert not (REPO / "data").exists()
+
+
+CHINESE_NUMERALS = {"两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_list_announced_as_n_things_has_n_items(notebook):
+    """“先交代三件事：” followed by four bullets reads as a slip to a student; the count
+    a sentence announces matches the bullets (or table rows) right after it."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    wrong = []
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown":
+            continue
+        lines = "".join(cell["source"]).splitlines()
+        for at, line in enumerate(lines):
+            announced = re.search(r"([两三四五六七八九])件事[^：]*：$", line)
+            if not announced:
+                continue
+            rest = lines[at + 1 :]
+            while rest and not rest[0].strip():
+                rest = rest[1:]
+            if rest and rest[0].startswith("- "):
+                items = len(list(itertools.takewhile(lambda s: s.startswith("- "), rest)))
+            elif rest and rest[0].startswith("|"):
+                rows = list(itertools.takewhile(lambda s: s.startswith("|"), rest))
+                items = len(rows) - 2  # the header and the |---| line
+            else:
+                continue
+            if items != CHINESE_NUMERALS[announced.group(1)]:
+                wrong.append(f"cell {index}: {announced.group(0)} then {items} items")
+    assert not wrong, wrong
