@@ -790,8 +790,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "caps to try, e.g. 1-30 or 1,2,5,10 (default 1-30)",
     ),
     "cli.sweep.seed": ("任务群的随机种子（默认 0）", "population seed (default 0)"),
-    "cli.sweep.n": ("任务群里的任务数", "tasks in the population"),
-    "cli.sweep.workers": ("使用的进程数", "processes to use"),
+    "cli.sweep.n": (
+        "任务群里的任务数（默认 200；第 5 章的笔记本用 30）",
+        "tasks in the population (default 200; chapter 05's notebook uses 30)",
+    ),
+    "cli.sweep.workers": ("使用的进程数（默认 1）", "processes to use (default 1)"),
     "cli.sweep.target": (
         "推荐的上限必须达到的完成率（默认 0.95）",
         "completion rate the recommended cap must reach (default 0.95)",

@@ -12,7 +12,7 @@ from unicodedata import east_asian_width
 import pandas as pd
 import pytest
 
-from agentlab.cli import demo_scenarios, main, parse_caps
+from agentlab.cli import build_parser, demo_scenarios, main, parse_caps
 from agentlab.i18n import tr
 
 
@@ -143,6 +143,22 @@ def test_python_dash_m_and_help_text():
         check=True,
     ).stdout
     assert "--caps" in out and tr("cli.sweep.seed") in out
+
+
+def test_every_option_with_a_default_says_it_in_its_help():
+    """Chapter 05 shows `agentlab sweep --caps 1-30 --seed 0`; a student who gets 14
+    where the notebook got 13 should read in --help that --n is 200, not the chapter's 30."""
+    import argparse
+
+    [commands] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    silent = []
+    for name, sub in commands.choices.items():
+        for action in sub._actions:
+            if action.required or action.default in (None, False, argparse.SUPPRESS):
+                continue
+            if not re.search("默认|default", action.help or ""):
+                silent.append(f"{name} {action.option_strings[0]}")
+    assert not silent, silent
 
 
 @pytest.mark.parametrize("module", ["agentlab", "agentlab.exercises"])
