@@ -299,6 +299,16 @@ CATALOG: dict[str, tuple[str, str]] = {
         "最多 {limit} 项，实际有 {count} 项",
         "must have at most {limit} items, got {count}",
     ),
+    "registry.schema_not_dict": (
+        "工具 {name} 的参数 schema 应是一个字典（JSON schema，例如 "
+        '{{"properties": {{...}}, "required": [...]}}），你给的是 {got}',
+        "the parameter schema of tool {name} should be a dict (a JSON schema, e.g. "
+        '{{"properties": {{...}}, "required": [...]}}); it is {got}',
+    ),
+    "registry.schema_placeholder": (
+        "...（起始代码里的占位符）",
+        "... (the starter's placeholder)",
+    ),
     "registry.unchecked_schema": (
         "工具 {name} 的参数 schema 里有参数检查不支持的关键字或写法：{keywords}。"
         "请只用 type、enum、const、properties、required、items（一个 schema）、"

@@ -476,6 +476,19 @@ def test_a_tool_without_a_function_to_call_is_refused_naming_it(function):
         Tool("t", "d", {}, function)
 
 
+@pytest.mark.parametrize(
+    ("schema", "shown"), [(..., None), (None, "NoneType"), ("{}", "str"), ([], "list")]
+)
+def test_a_schema_that_is_not_a_dict_is_refused_naming_what_it_is(schema, shown):
+    """01-append-text's starter has `schema = ...`: a student who writes the function and
+    the registration but leaves that line is told the schema is still the placeholder,
+    not that it has "unsupported keywords: (schema)"."""
+    shown = shown or tr("registry.schema_placeholder")
+    message = tr("registry.schema_not_dict", name="t", got=shown)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        Tool("t", "d", schema, echo)
+
+
 @pytest.mark.parametrize("tools", [None, 5, [echo], ["echo"]])
 def test_a_registry_of_things_that_are_not_tools_is_refused(tools):
     with pytest.raises(TypeError, match="Tool"):

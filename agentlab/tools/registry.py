@@ -113,6 +113,13 @@ class Tool:
         number = isinstance(self.timeout, int | float) and not isinstance(self.timeout, bool)
         if self.timeout is not None and not (number and self.timeout > 0):
             raise ValueError(tr("isolation.bad_timeout", name=self.name, timeout=self.timeout))
+        if not isinstance(self.parameters, dict):
+            got = (
+                tr("registry.schema_placeholder")
+                if self.parameters is Ellipsis
+                else type(self.parameters).__name__
+            )
+            raise TypeError(tr("registry.schema_not_dict", name=self.name, got=got))
         unknown = unchecked_keywords(self.parameters)
         if unknown:
             raise ValueError(
