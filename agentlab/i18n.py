@@ -2190,6 +2190,14 @@ CATALOG: dict[str, tuple[str, str]] = {
         "SharedDeadline never reads the clock it was given: always read the time with "
         "self.clock(), so the check can test it with a fake clock",
     ),
+    "exercise.03-deadline.full_no_clock": (
+        "过了 30 ms、60 ms、1 s，left() 每次都还是完整的 {budget} s，而且从没读过 self.clock()："
+        "预算一点也没有减少。截止时间要在创建时用 self.clock() 定一次，left() 里再用 "
+        "self.clock() 现读现算还剩多少",
+        "after 30 ms, 60 ms and 1 s, left() still gives the full {budget} s and never reads "
+        "self.clock(): the budget never shrinks. Fix the deadline once on creation with "
+        "self.clock(), and work out what is left inside left() by reading self.clock() again",
+    ),
     "exercise.03-deadline.not_number": (
         "left() 应返回秒数（一个数），你返回的是 {got}",
         "left() should return seconds (a number); it returned {got}",

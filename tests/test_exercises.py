@@ -983,3 +983,25 @@ def test_a_deadline_that_runs_the_work_unlimited_at_zero_is_told_so_not_that_it_
     verdict = judge(api.get("03-deadline"), OrNone)
     assert verdict.status == WRONG and "跑完" in verdict.detail, verdict.detail
     assert "没有运行工作" not in verdict.detail
+
+
+def test_a_deadline_whose_left_is_always_the_full_budget_is_told_so():
+    """`left()` that returns `self.seconds` never reads the clock, but "you did not read the
+    clock you were given" sends a student who stored `self.clock = clock` looking in the
+    wrong place: the budget never shrinks, and that is what they are told."""
+
+    class Full:
+        def __init__(self, seconds, clock=time.monotonic):
+            self.seconds, self.clock = seconds, clock
+
+        def left(self):
+            return self.seconds
+
+        def run(self, work, name):
+            from agentlab.deadline import run_within
+
+            return run_within(work, self.left(), name)
+
+    verdict = judge(api.get("03-deadline"), Full)
+    expected = tr("exercise.03-deadline.full_no_clock", budget=0.1)
+    assert verdict.status == WRONG and verdict.detail == expected, verdict.detail

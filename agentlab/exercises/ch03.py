@@ -299,6 +299,12 @@ def _check_with_fake_clock(answer: Any) -> Verdict | None:
         clock.now = now
         lefts.append(run_student(deadline.left, what=what))
     if clock.reads == 0:
+        full = all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) and v == FAKE_BUDGET_S
+            for v in lefts
+        )
+        if full:  # left() is just self.seconds: the budget never shrinks
+            return wrong_verdict(tr("exercise.03-deadline.full_no_clock", budget=FAKE_BUDGET_S))
         return wrong_verdict(tr("exercise.03-deadline.no_clock"))
     if clock.reads == reads_at_start:  # read once, at the start: left() cannot see time pass
         return wrong_verdict(tr("exercise.03-deadline.left_no_clock"))
