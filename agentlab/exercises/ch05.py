@@ -272,7 +272,7 @@ def pick_cap(summary, target):
 
 ROBUST_STARTER = '''\
 def robust_cap(summaries, target):
-    """summaries 是好几张 summarize() 的表（同一个任务生成器、不同的随机种子）。
+    """summaries 是一个列表，装着好几张 summarize() 的表（同一个任务生成器、不同的随机种子）。
     返回在每一张表里都能达到 target 的最小上限；只要有一张表达不到，就返回 None。"""
     raise NotImplementedError("在这里写（可以用你的 pick_cap）")
 '''
