@@ -107,6 +107,24 @@ OS_REASONS = {
 """The ones Python has no class for, by errno."""
 
 
+JSON_REASONS = {
+    "Expecting value": "json.expecting_value",
+    "Expecting property name enclosed in double quotes": "json.expecting_name",
+    "Expecting ':' delimiter": "json.expecting_colon",
+    "Expecting ',' delimiter": "json.expecting_comma",
+    "Unterminated string starting at": "json.unterminated_string",
+    "Invalid control character at": "json.control_character",
+    "Extra data": "json.extra_data",
+}
+"""Python's JSON decoder messages (``JSONDecodeError.msg``), by catalog key."""
+
+
+def json_reason(exc: json.JSONDecodeError) -> str:
+    """Why text is not JSON, in the current language when it is a message we know."""
+    key = JSON_REASONS.get(exc.msg)
+    return tr(key) if key else exc.msg
+
+
 def reason(exc: BaseException) -> str:
     """Why a file could not be read or written, or a service reached, in the
     current language when we know the error (a bad JSON line says where), else
@@ -147,6 +165,22 @@ CATALOG: dict[str, tuple[str, str]] = {
         "not valid JSON (line {line}, column {column})",
     ),
     "os.not_utf8": ("不是 UTF-8 文本", "not UTF-8 text"),
+    "json.expecting_value": ("这里应该是一个值", "a value should come here"),
+    "json.expecting_name": (
+        "这里应该是用双引号括起来的键名",
+        "a key in double quotes should come here",
+    ),
+    "json.expecting_colon": ("键名后面少了冒号 :", "the key is not followed by ':'"),
+    "json.expecting_comma": ("两项之间少了逗号 ,", "a ',' is missing between two items"),
+    "json.unterminated_string": (
+        "字符串从这里开始，却没有结束",
+        "a string starts here and never ends",
+    ),
+    "json.control_character": (
+        "字符串里有不能直接出现的控制字符（如换行）",
+        "a control character (such as a line break) stands unescaped in a string",
+    ),
+    "json.extra_data": ("一个完整的值后面还有多余的内容", "more text follows a complete value"),
     "os.refused": (
         "连接被拒绝（这个地址和端口上没有服务在运行）",
         "connection refused (no service is running at that address and port)",

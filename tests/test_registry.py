@@ -435,6 +435,33 @@ def test_blank_arguments_mean_no_arguments(blank):
     assert call_key("now", blank) == call_key("now", "{}")
 
 
+NOT_JSON = [
+    '{"text": ',
+    '{text: "hi"}',
+    '{"text" "hi"}',
+    '{"text": "hi" "x": 1}',
+    '{"t": "h',
+    "{} []",
+]
+
+
+@pytest.mark.parametrize("arguments", NOT_JSON)
+def test_why_arguments_are_not_json_is_said_in_the_current_language(
+    registry, arguments, monkeypatch
+):
+    """Python's decoder speaks English ("Expecting value"); a student reads why in Chinese."""
+    with pytest.raises(json.JSONDecodeError) as python:
+        json.loads(arguments)
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")
+    chinese = registry.call("echo", arguments)["error"]["message"]
+    assert python.value.msg not in chinese
+    [why] = re.findall(r"位置 \d+：(.*?)）：", chinese)
+    assert why and not re.search("[A-Za-z]", why)
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    english = registry.call("echo", arguments)["error"]["message"]
+    assert english.startswith("arguments are not valid JSON") and python.value.msg not in english
+
+
 @pytest.mark.parametrize("arguments", [{"text": "hi"}, b'{"text": "hi"}', 42, ["text"]])
 def test_arguments_that_are_not_json_text_are_an_error_result_not_a_crash(registry, arguments):
     """``tools.call("echo", {"text": "hi"})`` is what a person types first: never raises."""

@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..deadline import TimedOut, run_within
-from ..i18n import tr
+from ..i18n import json_reason, tr
 from ..isolation import kill_signal_name, run_in_child
 
 # Arguments and results nested deeper than this are refused: no tool needs it,
@@ -322,7 +322,7 @@ def parse_arguments(arguments_json: str | None) -> dict[str, Any] | str:
         if not isinstance(exc, json.JSONDecodeError):
             return tr("registry.bad_number", error=exc)
         shown = arguments_json if len(arguments_json) <= 200 else arguments_json[:200] + "..."
-        return tr("registry.bad_json", reason=exc.msg, position=exc.pos, shown=shown)
+        return tr("registry.bad_json", reason=json_reason(exc), position=exc.pos, shown=shown)
     if not isinstance(parsed, dict):
         return tr("registry.not_an_object", type=_json_type(parsed))
     # the checks below, and json.dumps, follow nesting on Python's stack
