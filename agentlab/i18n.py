@@ -107,6 +107,15 @@ OS_REASONS = {
 """The ones Python has no class for, by errno."""
 
 
+def described(exc: BaseException) -> str:
+    """``"ValueError: bad value"``: what a tool or a check raised, in one line of text,
+    even when the exception's own ``__str__`` fails (then its class name alone)."""
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:
+        return type(exc).__name__
+
+
 def reason(exc: BaseException) -> str:
     """Why a file could not be read or written, or a service reached, in the
     current language when we know the error (a bad JSON line says where), else

@@ -382,6 +382,20 @@ def test_a_broken_check_is_a_failed_check(tmp_path):
     assert "ZeroDivisionError" in result.messages[-1]["content"]
 
 
+def test_a_check_raising_an_exception_that_cannot_be_written_out_is_a_failed_check(tmp_path):
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise ValueError("no words for this")
+
+    def check(answer: str) -> bool:
+        raise Unprintable
+
+    client = ScriptedClient([say("好了")] * 2)
+    result = run(client, sales_tools(), Budget(max_steps=2), tmp_path, done_when=check)
+    assert result.stop_reason == "max_steps"
+    assert "Unprintable" in result.messages[-1]["content"]
+
+
 @pytest.mark.parametrize(
     "verdict, done",
     [(True, True), (False, False), (None, False), (["no report"], False), (1, False), ("", False)],
