@@ -3767,6 +3767,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "--record {path!r}：它所在的文件夹不存在，先建好文件夹再录制",
         "--record {path!r}: its folder does not exist; make the folder first",
     ),
+    "cli.record_is_folder": (
+        "--record {path!r} 是一个文件夹：请给出录制文件的名字，例如 {path}/demo.json",
+        "--record {path!r} is a folder: name the recording file, e.g. {path}/demo.json",
+    ),
     "cli.out_unwritable": (
         "--out {path!r} 建不起来：{error}",
         "--out {path!r} cannot be made: {error}",

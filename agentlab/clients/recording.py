@@ -190,8 +190,12 @@ class Recorder:
             document = {**self.header, "exchanges": list(self.exchanges)}
             text = json.dumps(document, ensure_ascii=False, indent=1)
             partial = self.path.with_name(self.path.name + ".partial")
-            partial.write_text(text + "\n", encoding="utf-8")
-            os.replace(partial, self.path)
+            try:
+                partial.write_text(text + "\n", encoding="utf-8")
+                os.replace(partial, self.path)
+            except OSError:
+                partial.unlink(missing_ok=True)  # no half-written file left behind
+                raise
 
 
 class _Tee(httpx2.SyncByteStream):
