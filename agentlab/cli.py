@@ -131,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(tr("replay.cli_need_question"))
         if args.record and not args.record.parent.is_dir():  # say so before a paid request
             parser.error(tr("cli.record_no_folder", path=str(args.record)))
+        if args.record and args.record.is_dir():
+            parser.error(tr("cli.record_is_folder", path=str(args.record)))
         return command_run(args)
     if args.command == "demo":
         return command_demo(args)

@@ -242,17 +242,25 @@ def error_detail(body: Any) -> str | None:
     (vLLM), ``{"error": {"message"}}`` (OpenAI, DeepSeek), ``{"error": "..."}``,
     a list of those (Gemini's OpenAI-compatible endpoint), or a gateway's
     HTML page (its title). OpenRouter's upstream reason, which it keeps in
-    ``metadata.raw``, is added to its own generic message."""
+    ``metadata.raw``, is added to its own generic message. A body nested
+    deeper than Python's stack can follow says so instead."""
+    try:
+        return _detail(body)
+    except RecursionError:
+        return tr("provider.json_too_deep")
+
+
+def _detail(body: Any) -> str | None:
     if isinstance(body, str):
         return _readable(body)
     if isinstance(body, list):
-        return next((d for d in map(error_detail, body) if d), None)
+        return next((d for d in map(_detail, body) if d), None)
     if not isinstance(body, dict):
         return None
-    detail = error_detail(body.get("message")) or error_detail(body.get("error"))
+    detail = _detail(body.get("message")) or _detail(body.get("error"))
     metadata = body.get("metadata")
     if isinstance(metadata, dict) and metadata.get("raw"):
-        upstream = error_detail(_json_or_text(metadata["raw"]))
+        upstream = _detail(_json_or_text(metadata["raw"]))
         provider = metadata.get("provider_name")
         if upstream:
             reason = f"{provider}: {upstream}" if provider else upstream

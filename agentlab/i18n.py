@@ -125,6 +125,15 @@ def json_reason(exc: json.JSONDecodeError) -> str:
     return tr(key) if key else exc.msg
 
 
+def described(exc: BaseException) -> str:
+    """``"ValueError: bad value"``: what a tool or a check raised, in one line of text,
+    even when the exception's own ``__str__`` fails (then its class name alone)."""
+    try:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception:
+        return type(exc).__name__
+
+
 def reason(exc: BaseException) -> str:
     """Why a file could not be read or written, or a service reached, in the
     current language when we know the error (a bad JSON line says where), else
@@ -3812,6 +3821,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "cli.record_no_folder": (
         "--record {path!r}：它所在的文件夹不存在，先建好文件夹再录制",
         "--record {path!r}: its folder does not exist; make the folder first",
+    ),
+    "cli.record_is_folder": (
+        "--record {path!r} 是一个文件夹：请给出录制文件的名字，例如 {path}/demo.json",
+        "--record {path!r} is a folder: name the recording file, e.g. {path}/demo.json",
     ),
     "cli.out_unwritable": (
         "--out {path!r} 建不起来：{error}",

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .i18n import tr
+from .i18n import described, tr
 
 PRELOAD = ("agentlab", "agentlab.tools", "agentlab.faults")
 """Imported by every fork server before its first fork."""
@@ -433,7 +433,7 @@ def _reply(job: bytes) -> bytes:
         sys.path[:] = surroundings["path"]
         reply = ("ok", function(**kwargs))
     except BaseException as exc:  # whatever it raises goes back as a message
-        reply = ("error", f"{type(exc).__name__}: {exc}")
+        reply = ("error", described(exc))
     finally:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:

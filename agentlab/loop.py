@@ -41,7 +41,7 @@ import openai
 from .budget import Budget
 from .context import fold_history
 from .deadline import Deadline, TimedOut, run_within, threads_available
-from .i18n import tr
+from .i18n import described, tr
 from .request import CallRequest, decide
 from .result import RunResult, RunState, Stop, real_key
 from .streaming import print_delta
@@ -323,7 +323,7 @@ def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> S
         message = tr("deadline.complete", seconds=run.deadline.max_seconds)
         return Stop("deadline", message, phase="complete")
     except (Exception, SystemExit, GeneratorExit) as exc:  # a broken check is a failed check
-        verdict = tr("loop.check_raised", error=f"{type(exc).__name__}: {exc}")
+        verdict = tr("loop.check_raised", error=described(exc))
     # numpy's True counts too: a check written with pandas often returns one
     dtype_kind = getattr(getattr(verdict, "dtype", None), "kind", None)  # "b": boolean
     numpy_bool = dtype_kind == "b" and getattr(verdict, "shape", None) == ()

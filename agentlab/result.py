@@ -152,7 +152,11 @@ def fingerprint(result: ToolResult) -> str:
     if result.get("fingerprint"):
         return str(result["fingerprint"])
     learned = {"data": result.get("data"), "error": result.get("error")}
-    text = FINGERPRINT_JSON.encode(learned)
+    try:
+        text = FINGERPRINT_JSON.encode(learned)
+    except TypeError:  # keys of mixed kinds ({2024: 5, "total": 5}) do not sort:
+        # take them as the model reads them, as JSON text
+        text = FINGERPRINT_JSON.encode(json.loads(json.dumps(learned, default=str)))
     # surrogatepass: a lone surrogate from a model's JSON still has one hash
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 

@@ -155,6 +155,7 @@ def read_trace(path: str | Path | None) -> list[dict[str, Any]]:
             continue
         try:
             events.append(json.loads(line))
-        except json.JSONDecodeError as exc:
+        # ValueError: not JSON, or an integer too long to convert; RecursionError: "[[[…"
+        except (ValueError, RecursionError) as exc:
             raise ValueError(tr("trace.bad_line", path=str(path), line=number)) from exc
     return events

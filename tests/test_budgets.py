@@ -382,6 +382,20 @@ def test_a_broken_check_is_a_failed_check(tmp_path):
     assert "ZeroDivisionError" in result.messages[-1]["content"]
 
 
+def test_a_check_raising_an_exception_that_cannot_be_written_out_is_a_failed_check(tmp_path):
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise ValueError("no words for this")
+
+    def check(answer: str) -> bool:
+        raise Unprintable
+
+    client = ScriptedClient([say("好了")] * 2)
+    result = run(client, sales_tools(), Budget(max_steps=2), tmp_path, done_when=check)
+    assert result.stop_reason == "max_steps"
+    assert "Unprintable" in result.messages[-1]["content"]
+
+
 @pytest.mark.parametrize(
     "verdict, done",
     [(True, True), (False, False), (None, False), (["no report"], False), (1, False), ("", False)],
@@ -440,9 +454,18 @@ def test_reading_the_trace_of_a_run_without_one_says_where_the_events_are(tmp_pa
         read_trace(result.trace_path)
 
 
-def test_a_trace_line_that_is_not_json_is_named_by_its_number(tmp_path):
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"event": "phase", "t"',
+        "[" * 100_000 + "]" * 100_000,  # deeper than Python's JSON reader follows
+        "1" * 5000,  # an integer with more digits than Python converts
+    ],
+    ids=["cut", "deep", "huge-number"],
+)
+def test_a_trace_line_that_is_not_json_is_named_by_its_number(tmp_path, line):
     path = tmp_path / "trace.jsonl"
-    path.write_text('{"event": "start", "t": 0}\n{"event": "phase", "t"\n', encoding="utf-8")
+    path.write_text('{"event": "start", "t": 0}\n' + line + "\n", encoding="utf-8")
     with pytest.raises(ValueError, match=re.escape(tr("trace.bad_line", path=str(path), line=2))):
         read_trace(path)
 

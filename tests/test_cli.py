@@ -205,10 +205,13 @@ def test_run_with_a_proxy_that_cannot_work_falls_back_and_names_it(capsys, monke
 def test_an_output_that_cannot_be_written_is_one_line_before_any_run(tmp_path, capsys):
     """No traceback, and no sweep (or paid request) first only to fail at the end."""
     (tmp_path / "file").write_text("x", encoding="utf-8")
+    (tmp_path / "a-folder").mkdir()
     for argv, where in (
         (["sweep", "--out", str(tmp_path / "file" / "out"), "--caps", "1-2"], "file"),
         (["run", "x", "--scripted", "honest_analyst", "--record", str(tmp_path / "no" / "r.json")],
          "r.json"),
+        (["run", "x", "--scripted", "honest_analyst", "--record", str(tmp_path / "a-folder")],
+         "a-folder"),
     ):  # fmt: skip
         with pytest.raises(SystemExit) as info:
             main(argv)
@@ -216,3 +219,4 @@ def test_an_output_that_cannot_be_written_is_one_line_before_any_run(tmp_path, c
         assert info.value.code == 2 and captured.out == ""
         assert len(captured.err.strip().splitlines()) == 1 and where in captured.err
         assert "Traceback" not in captured.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-folder", "file"]  # no .partial

@@ -14,7 +14,7 @@ from agentlab import DEMO_MAX_STEPS as MAX_STEPS
 from agentlab import Budget, run_agent
 from agentlab.clients import HttpError, Reply, ScriptedClient, ToolCall, call, say, scripted
 from agentlab.i18n import tr
-from agentlab.tools import sales_tools
+from agentlab.tools import Tool, ToolRegistry, ok, sales_tools
 
 from .conftest import SEED_QUESTION, plain_client, write_csv
 
@@ -343,6 +343,17 @@ def test_a_full_disk_mid_run_is_a_warning_not_a_crash(tmp_path):
     )
     assert result.outcome == "completed" and result.trace_path is None
     assert any("full-disk" in w for w in result.warnings)
+
+
+def test_a_result_whose_keys_do_not_sort_is_read_not_raised():
+    """JSON keys are text, but a tool may return ``{2024: ..., "total": ...}``: it is
+    written out for the model all the same, and the no-progress fingerprint, which
+    sorts the keys, must not stop the run with a TypeError."""
+    by_year = Tool("by_year", "d", {}, lambda: ok({2024: 5, "total": 5, None: 0}))
+    client = ScriptedClient([call("by_year"), call("by_year"), say("5")])
+    result = run_agent("sum", client=client, tools=ToolRegistry([by_year]), trace_dir=False)
+    assert (result.outcome, result.tool_calls) == ("completed", 2)
+    assert '"2024": 5' in result.messages[3]["content"]
 
 
 def test_a_display_callback_that_raises_is_not_blamed_on_the_model():

@@ -243,6 +243,25 @@ def test_garbage_instead_of_json_is_a_structured_stop():
     assert len(result.messages) == 2
 
 
+DEEP = "[" * 900 + "]" * 900  # the SDK reads it; walking it on Python's stack overflows
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '{"error": ' + DEEP + "}",
+        json.dumps({"error": {"message": "up", "metadata": {"raw": "[" * 9999 + "]" * 9999}}}),
+    ],
+    ids=["deep-error", "deep-openrouter-raw"],
+)
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_error_body_nested_too_deep_is_a_structured_stop(body, stream):
+    client = plain_client(lambda request: httpx2.Response(400, content=body.encode()))
+    result = run_agent("do it", client=client, tools=TOOLS, stream=stream, trace_dir=False)
+    assert result.stop_reason == "model_error" and len(result.messages) == 2
+    assert tr("provider.json_too_deep") in result.warnings[0]
+
+
 def test_a_lone_surrogate_in_the_reply_keeps_the_run_and_its_trace(tmp_path):
     """JSON may escape half an emoji ("\\ud83d"); no UTF-8 form, but the trace file
     keeps it as that escape and the run returns."""

@@ -102,6 +102,11 @@ def test_from_env_builds_a_client_from_an_env_file(no_env_file, monkeypatch):
         (f"LLM_MODEL=m\nLLM_BASE_URL=https://x/v1\nLLM_API_KEY {SECRET}\n", "line 3"),
         ("# comment\n\n=no-name\n", "line 3"),
         ("LLM_MODEL=m\n  stray words here\n", "line 2"),
+        # no "=" on the line, so python-dotenv reads a name without a value: the whole
+        # line is the name, and the key the student wrote was silently not there
+        (f"LLM_BASE_URL=https://x/v1\nLLM_MODEL=m\nLLM_API_KEY\uff1d{SECRET}\n", "line 3"),
+        (f"LLM_BASE_URL=https://x/v1\nLLM_MODEL=m\nLLM_API_KEY\uff1a{SECRET}\n", "line 3"),
+        (f"LLM_BASE_URL=https://x/v1\nLLM_MODEL=m\n\n{SECRET}\n", "line 4"),
     ],
 )
 def test_bad_env_files_give_one_clear_line(no_env_file, text, fragment):

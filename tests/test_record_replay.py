@@ -205,7 +205,13 @@ def test_first_difference_names_the_first_place():
 
 
 @pytest.mark.parametrize(
-    "content", ["not json", json.dumps({"format": "other"}), json.dumps({"format": FORMAT})]
+    "content",
+    [
+        "not json",
+        json.dumps({"format": "other"}),
+        json.dumps({"format": FORMAT}),
+        "[" * 100_000 + "]" * 100_000,  # nested deeper than Python's JSON reader follows
+    ],
 )
 def test_a_file_that_is_not_a_recording_is_a_clear_error(tmp_path, content):
     path = tmp_path / "x.json"

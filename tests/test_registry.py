@@ -332,6 +332,19 @@ def test_a_tool_calling_sys_exit_does_not_end_the_run():
     assert "SystemExit" in result["error"]["message"]
 
 
+def test_an_exception_that_cannot_be_written_out_is_still_an_error_result():
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise ValueError("no words for this")
+
+    def broken() -> dict:
+        raise Unprintable
+
+    result = ToolRegistry([Tool("broken", "d", {}, broken)]).call("broken", "{}")
+    assert result["error"]["code"] == "TOOL_EXCEPTION"
+    assert "Unprintable" in result["error"]["message"]
+
+
 @pytest.mark.parametrize(
     "arguments, fragment",
     [

@@ -176,6 +176,7 @@ EDGE_ROWS = "category,quantity,unit_price\n键盘,2,10\n鼠标,1,5\n"
         ("bom", ("\ufeff" + EDGE_ROWS).encode("utf-8")),
         ("crlf", EDGE_ROWS.replace("\n", "\r\n").encode("utf-8")),
         ("trailing_blank_lines", (EDGE_ROWS + "\n\n\r\n").encode("utf-8")),
+        ("leading_blank_lines", ("\ufeff\n\r\n" + EDGE_ROWS).encode("utf-8")),
         (
             "extra_columns",
             b"id,category,note,quantity,unit_price\n" + "1,键盘,x,2,10\n2,鼠标,y,1,5\n".encode(),
@@ -192,6 +193,13 @@ def test_edge_cases_that_still_hold_good_data(data_dir, name, raw):
         {"category": "鼠标", "revenue": 5},
     ]
     assert result["data"]["row_count"] == 2
+
+
+def test_blank_lines_above_the_header_keep_the_line_numbers_of_bad_rows(data_dir):
+    write_csv(data_dir, "b.csv", "\n\ncategory,quantity,unit_price\n键盘,2,10\n鼠标,x,5\n")
+    result = run(data_dir, "b.csv")
+    assert result["error"]["code"] == "INVALID_ROW"
+    assert "line 5" in result["error"]["message"]
 
 
 def test_a_quoted_comma_stays_inside_its_field(data_dir):

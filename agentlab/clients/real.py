@@ -99,6 +99,10 @@ PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
 PROXY_ERRORS = (ImportError, ValueError, httpx2.InvalidURL)
 
 
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
+"""A name a ``.env`` line may give alone, without ``=`` (python-dotenv: set, no value)."""
+
+
 class ModelConfigError(ValueError):
     """The real-model settings are missing or unusable (the message says which)."""
 
@@ -215,7 +219,12 @@ def read_env_file(env_file: str | Path | None = None) -> dict[str, str]:
         return {}
     text = env_file_text(path)
     for binding in parse_stream(io.StringIO(text)):
-        if binding.error:
+        # A line with no "=" is a name without a value to the parser, the whole line
+        # being the name: LLM_API_KEY＝sk-... (a full-width ＝ from a Chinese input
+        # method) or a key pasted on a line of its own would vanish without a word.
+        if binding.error or (
+            binding.key and binding.value is None and not ENV_NAME.fullmatch(binding.key)
+        ):
             # The parser counts blank lines before a bad line as part of it.
             text = binding.original.string
             line = binding.original.line + text[: len(text) - len(text.lstrip())].count("\n")

@@ -190,8 +190,12 @@ class Recorder:
             document = {**self.header, "exchanges": list(self.exchanges)}
             text = json.dumps(document, ensure_ascii=False, indent=1)
             partial = self.path.with_name(self.path.name + ".partial")
-            partial.write_text(text + "\n", encoding="utf-8")
-            os.replace(partial, self.path)
+            try:
+                partial.write_text(text + "\n", encoding="utf-8")
+                os.replace(partial, self.path)
+            except OSError:
+                partial.unlink(missing_ok=True)  # no half-written file left behind
+                raise
 
 
 class _Tee(httpx2.SyncByteStream):
@@ -444,6 +448,9 @@ def load_recording(source: str | Path | dict[str, Any]) -> dict[str, Any]:
     else:
         try:
             document = json.loads(Path(source).read_text(encoding="utf-8"))
+        except RecursionError:  # "[[[[…" nested deeper than Python's JSON reader follows
+            why = tr("provider.json_too_deep")
+            raise RecordingError(tr("replay.bad_file", path=str(source), reason=why)) from None
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             why = reason(exc)
             raise RecordingError(tr("replay.bad_file", path=str(source), reason=why)) from None

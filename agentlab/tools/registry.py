@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..deadline import TimedOut, run_within
-from ..i18n import json_reason, tr
+from ..i18n import described, json_reason, tr
 from ..isolation import kill_signal_name, run_in_child
 
 # Arguments and results nested deeper than this are refused: no tool needs it,
@@ -223,9 +223,7 @@ def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolRun:
     # Named, not BaseException: KeyboardInterrupt (stopping the kernel) and an
     # exercise check's own time-up signal must pass through.
     except (Exception, SystemExit, GeneratorExit) as exc:  # a tool bug must not end the run
-        return _tool_bug(
-            tr("registry.raised", name=tool.name, error=f"{type(exc).__name__}: {exc}")
-        )
+        return _tool_bug(tr("registry.raised", name=tool.name, error=described(exc)))
     return _checked(tool.name, result)
 
 

@@ -59,6 +59,8 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
         with open(fd, encoding="utf-8-sig", newline="") as handle:
             # strict: a quote left open must not swallow the rest of the file as one field
             reader = csv.DictReader(handle, strict=True)
+            while reader.fieldnames == []:  # a blank line above the header: read on
+                reader.fieldnames = None
             if not reader.fieldnames:  # no bytes, or only blank lines
                 return error("EMPTY_CSV", tr("csv.empty_file"), source)
             header = reader.fieldnames
