@@ -1365,6 +1365,22 @@ CATALOG: dict[str, tuple[str, str]] = {
         "reply {k} had both text and tool_calls ({names}), yet your loop stopped there: "
         "whether to stop depends on tool_calls, not on content",
     ),
+    "exercise.loop.one_short_of_cap": (
+        "max_steps={cap} 时，一个从不停下的模型应该被请求正好 {cap} 次，你的循环只请求了 "
+        "{got} 次。range(1, max_steps) 只循环 max_steps - 1 次，range(max_steps) 才是 "
+        "max_steps 次",
+        "with max_steps={cap} a model that never stops should be asked exactly {cap} times; "
+        "your loop asked {got} times. range(1, max_steps) runs max_steps - 1 times; "
+        "range(max_steps) runs max_steps times",
+    ),
+    "exercise.loop.one_short": (
+        "第 {k} 次回复还要调用工具（{names}），你的循环却停了：上限是 {cap} 次请求，"
+        "它只发了 {k} 次。range(1, max_steps) 只循环 max_steps - 1 次，"
+        "range(max_steps) 才是 max_steps 次",
+        "reply {k} still asked for tools ({names}), yet your loop stopped: the cap is {cap} "
+        "requests and it sent {k}. range(1, max_steps) runs max_steps - 1 times; "
+        "range(max_steps) runs max_steps times",
+    ),
     "exercise.loop.stopped_early": (
         "第 {k} 次回复还要调用工具（{names}），你的循环却停了",
         "reply {k} still asked for tools ({names}), yet your loop stopped",

@@ -352,6 +352,15 @@ def test_the_deadline_check_has_its_own_words_for_per_phase_timeouts():
     assert "每个阶段一个新超时" in judge(exercise, per_phase.answer).detail
 
 
+@pytest.mark.parametrize("exercise_id", ["01-loop", "02-capped-loop"])
+def test_a_loop_one_request_short_of_its_cap_is_told_about_range(exercise_id):
+    """range(1, max_steps) is the off-by-one students write; the feedback names it."""
+    capped = api.get("02-capped-loop").wrong
+    one_short = next(w for w in capped if w.label.startswith("range(1, max_steps)")).answer
+    answer = one_short if exercise_id == "02-capped-loop" else lambda *a: one_short(*a)[0]
+    assert "range(1, max_steps)" in judge(api.get(exercise_id), answer).detail
+
+
 def test_completion_from_the_widest_runs_matches_a_real_sweep():
     """ch05 reads completion at any cap off one run per task at cap 24; a real sweep agrees."""
     from agentlab.exercises import ch05

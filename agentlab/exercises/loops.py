@@ -316,6 +316,8 @@ def compare(
     if made < needed:
         if made == 0:
             raise fail("exercise.loop.no_request")
+        if ref_ending == "max_steps" and made == cap - 1:  # range(1, max_steps)
+            raise fail("exercise.loop.one_short_of_cap", cap=cap, got=made)
         if ref_ending == "max_steps" and made < cap:
             raise fail("exercise.loop.too_few_requests", cap=cap, got=made)
         reply = ref.requests[made][len(ref.requests[made - 1]) :]  # what reply `made` added
@@ -323,6 +325,8 @@ def compare(
         names = tr("list.sep").join(str(c["name"]) for c in assistant.get("tool_calls", []))
         if assistant.get("content"):
             raise fail("exercise.loop.stopped_on_content", k=made, names=names)
+        if made == cap - 1:  # range(1, max_steps): the last allowed request never sent
+            raise fail("exercise.loop.one_short", k=made, names=names, cap=cap)
         raise fail("exercise.loop.stopped_early", k=made, names=names)
 
 

@@ -683,6 +683,18 @@ def capped_one_extra(task, client, tools, max_steps):
     return messages, "max_steps"
 
 
+def capped_one_short(task, client, tools, max_steps):
+    messages = _start(task)
+    for _ in range(1, max_steps):  # "steps 1 to max_steps"
+        reply = _ask(client, messages, tools)
+        messages.append(_assistant(reply))
+        if not reply.tool_calls:
+            return messages, "answered"
+        for tc in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": _result(tools, tc)})
+    return messages, "max_steps"
+
+
 def capped_cap_before_answer(task, client, tools, max_steps):
     messages = _start(task)
     for step in range(max_steps):
@@ -755,6 +767,7 @@ def capped_ending_as_bool(task, client, tools, max_steps):
 
 CAPPED_LOOP = (
     Wrong("range(max_steps + 1): one request too many", capped_one_extra),
+    Wrong("range(1, max_steps): one request too few", capped_one_short),
     Wrong("an answer at the last allowed step reported as max_steps", capped_cap_before_answer),
     Wrong("always reports answered", capped_always_answered),
     Wrong("raises at the cap instead of returning", capped_raises),
