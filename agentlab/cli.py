@@ -18,7 +18,8 @@
 - ``trace FILE`` turns a run's JSONL trace into one self-contained HTML
   page (no network needed to read it) and prints where it wrote it.
 
-Bad arguments print one line and exit with code 2.
+Bad arguments print one line and exit with code 2; Ctrl-C in the middle of a
+command prints one line too, and exits with code 130, as shells expect.
 
 This module only parses arguments, picks a client and tools, and prints: the
 runs are ``run_agent``'s, the sweep and its charts ``experiments.py``'s and
@@ -122,6 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     printable_output()
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:
+        return dispatch(parser, args)
+    except KeyboardInterrupt:  # Ctrl-C in a live demo: one sentence, the shell's code for it
+        print(tr("cli.interrupted", prog=f"agentlab {args.command}"), file=sys.stderr)
+        return 130
+
+
+def dispatch(parser: CourseParser, args: argparse.Namespace) -> int:
     if args.command == "run":
         if args.record and args.replay:
             parser.error(tr("replay.cli_record_and_replay"))

@@ -3758,6 +3758,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "--record {path!r}：它所在的文件夹不存在，先建好文件夹再录制",
         "--record {path!r}: its folder does not exist; make the folder first",
     ),
+    "cli.interrupted": (
+        "{prog}：已中断（Ctrl-C），没有运行完，也没有打印结果",
+        "{prog}: interrupted (Ctrl-C) before it finished; no result printed",
+    ),
     "cli.out_unwritable": (
         "--out {path!r} 建不起来：{error}",
         "--out {path!r} cannot be made: {error}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from unicodedata import east_asian_width
@@ -200,3 +201,34 @@ def test_an_output_that_cannot_be_written_is_one_line_before_any_run(tmp_path, c
         assert info.value.code == 2 and captured.out == ""
         assert len(captured.err.strip().splitlines()) == 1 and where in captured.err
         assert "Traceback" not in captured.err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_during_a_command_is_one_line_and_exit_code_130():
+    """An instructor stopping a live demo with Ctrl-C gets a sentence, not a traceback."""
+    code = (
+        "import sys\n"
+        "import agentlab.cli as cli\n"
+        "from agentlab import Budget\n"
+        "from agentlab.clients import Hang, ScriptedClient\n"
+        "from agentlab.tools import sales_tools\n"
+        "cli.demo_scenarios = lambda: [cli.DemoScenario('slow', 'x',"
+        " lambda: ScriptedClient([Hang(30.0)]), sales_tools, Budget(max_seconds=60))]\n"
+        "sys.exit(cli.main(['demo', '--stream']))\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "AGENTLAB_LANG": "zh"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    for line in child.stdout:  # the scenario has started: its model is hanging now
+        if line.startswith("== slow"):
+            break
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert child.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.strip() == tr("cli.interrupted", prog="agentlab demo")
