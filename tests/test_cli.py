@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from unicodedata import east_asian_width
 
 import pandas as pd
@@ -232,3 +233,24 @@ def test_ctrl_c_during_a_command_is_one_line_and_exit_code_130():
     assert child.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert err.strip() == tr("cli.interrupted", prog="agentlab demo")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a process group's SIGINT is POSIX")
+def test_ctrl_c_reaches_sweep_workers_too_and_they_print_nothing(tmp_path):
+    """A terminal sends Ctrl-C to every process of the command: the pool's workers
+    printed their own tracebacks beside the command's one line."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentlab", "sweep", "--out", str(tmp_path / "out"), "--workers",
+         "2", "--n", "400"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "AGENTLAB_LANG": "zh"},
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    time.sleep(6)  # the workers are up and running
+    os.killpg(child.pid, signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, err
+    assert err.strip() == tr("cli.interrupted", prog="agentlab sweep")
