@@ -256,7 +256,7 @@ class DemoScenario:
 
 def demo_scenarios() -> list[DemoScenario]:
     """The outcome scenarios an instructor projects, from a clean finish to a killed tool."""
-    from .clients import Hang, ScriptedClient, call
+    from .clients import Hang, HttpError, ScriptedClient, call
     from .faults import fault_tools, keeps_calling
 
     # The tasks are for the (scripted) model: Chinese, like the system prompt.
@@ -297,6 +297,13 @@ def demo_scenarios() -> list[DemoScenario]:
             lambda: ScriptedClient([call("hang_isolated")]),
             faults,
             Budget(max_seconds=0.5),
+        ),
+        DemoScenario(  # a transient error is retried once; failing again ends the run
+            tr("cli.demo.model_fails"),
+            question,
+            lambda: ScriptedClient([HttpError(503, tr("faults.busy"))] * 2),
+            sales_tools,
+            Budget(max_steps=DEMO_MAX_STEPS, max_retries=1, retry_backoff_s=0.0),
         ),
     ]
 

@@ -840,6 +840,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "cli.demo.repeats": ("重复调用", "repeated call"),
     "cli.demo.model_hangs": ("模型不返回", "model hangs"),
     "cli.demo.tool_hangs": ("工具挂住", "tool hangs"),
+    "cli.demo.model_fails": ("模型服务出错", "model service fails"),
     "cli.answer": ("回答", "answer"),
     "cli.sweep.done": (
         "共 {runs} 次运行，{steps} 步 -> {out}/",

@@ -68,6 +68,14 @@ def test_demo_prints_every_scenario(capsys):
     assert len(widths) == 1 and header_and_rows[1] == tr("cli.demo.ok"), (widths, table)
 
 
+def test_demo_shows_every_outcome(capsys):
+    """The README: `agentlab demo` runs every outcome once, then a table."""
+    assert main(["demo"]) == 0
+    table = capsys.readouterr().out
+    for outcome in ("completed", "tool_error", "budget_exhausted", "model_error"):
+        assert f" {outcome} " in table, outcome
+
+
 def test_demo_streams_phases_live(capsys):
     assert main(["demo", "--stream"]) == 0
     out = capsys.readouterr().out
