@@ -216,8 +216,11 @@ def command_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     )
     for divergence in client.divergences:
         print(divergence.message, file=sys.stderr)
+    asked, held = len(client.replayer.requests), len(client.recording["exchanges"])
     if not client.divergences:
-        print(tr("replay.cli_matched", n=len(client.replayer.requests)), file=sys.stderr)
+        print(tr("replay.cli_matched", n=min(asked, held)), file=sys.stderr)
+    if asked > held:  # the run went on past the end of the recording
+        print(tr("replay.ran_out", number=held + 1, count=held), file=sys.stderr)
     return code
 
 

@@ -244,6 +244,18 @@ def test_cli_records_and_replays_a_run(tmp_path, capsys):
     )
 
 
+def test_cli_replay_that_runs_past_the_recording_does_not_say_it_matched(tmp_path, capsys):
+    """Two requests recorded, five steps allowed: the third request has nothing to replay."""
+    path = tmp_path / "two.json"
+    argv = ["run", "x", "--scripted", "never_stops", "--max-steps", "2", "--record", str(path)]
+    assert main(argv) == 1
+    capsys.readouterr()
+    assert main(["run", "--replay", str(path), "--max-steps", "5"]) == 1
+    err = capsys.readouterr().err
+    assert tr("replay.cli_matched", n=3) not in err
+    assert tr("replay.ran_out", number=3, count=2) in err
+
+
 def test_cli_recording_of_a_real_provider_holds_no_key(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("AGENTLAB_OFFLINE", raising=False)
     monkeypatch.chdir(tmp_path)  # no .env here
