@@ -87,6 +87,8 @@ def build_parser() -> CourseParser:
             "trace": tr("display.cli.help"),
         },
     )
+    for command in (run, demo, sweep, doctor, trace):  # its own checks speak as its parser
+        command.set_defaults(command_parser=command)
     run.add_argument("question", nargs="?", help=tr("cli.run.question"))
     run.add_argument(
         "--max-steps",
@@ -124,13 +126,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return dispatch(parser, args)
+        return dispatch(args)
     except KeyboardInterrupt:  # Ctrl-C in a live demo: one sentence, the shell's code for it
         print(tr("cli.interrupted", prog=f"agentlab {args.command}"), file=sys.stderr)
         return 130
 
 
-def dispatch(parser: CourseParser, args: argparse.Namespace) -> int:
+def dispatch(args: argparse.Namespace) -> int:
+    parser = args.command_parser  # its errors name the command: "agentlab run：错误：..."
     if args.command == "run":
         if args.record and args.replay:
             parser.error(tr("replay.cli_record_and_replay"))

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from agentlab.cli import demo_scenarios, main, parse_caps
+from agentlab.cli_parser import error_line
 from agentlab.i18n import tr
 
 
@@ -131,6 +132,26 @@ def test_bad_arguments_give_one_line_and_exit_code_2(argv, fragment, capsys, tmp
     err = capsys.readouterr().err
     assert info.value.code == 2
     assert len(err.strip().splitlines()) == 1 and fragment in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run"],
+        ["run", "x", "--record", "a.json", "--replay", "b.json"],
+        ["run", "--replay", "missing.json"],
+        ["run", "x", "--record", "no/such/folder/r.json"],
+        ["sweep", "--out", "o", "--target", "2"],
+    ],
+)
+def test_a_command_s_own_checks_name_the_command_as_argparse_does(
+    argv, capsys, tmp_path, monkeypatch
+):
+    """`agentlab run：错误：…`, as for `--max-steps 0`, not `agentlab：错误：…`."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert capsys.readouterr().err.startswith(error_line(f"agentlab {argv[0]}", ""))
 
 
 def test_out_must_not_be_a_file(tmp_path, capsys):
