@@ -137,6 +137,8 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
         if args.record and args.replay:
             parser.error(tr("replay.cli_record_and_replay"))
+        if args.scripted and args.replay:  # the recording answers, not a scripted model
+            parser.error(tr("replay.cli_scripted_and_replay"))
         if args.replay:
             return command_replay(args, parser)
         if not args.question:

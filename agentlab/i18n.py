@@ -3299,6 +3299,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "--record 和 --replay 不能同时使用",
         "--record and --replay cannot be used together",
     ),
+    "replay.cli_scripted_and_replay": (
+        "--scripted 和 --replay 不能同时使用：回放时回答来自录制文件",
+        "--scripted and --replay cannot be used together: a replay answers from the recording",
+    ),
     # -- otel --
     "otel.missing": (
         "导出 OpenTelemetry span 需要可选依赖（缺少 {module}）："

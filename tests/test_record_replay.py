@@ -244,6 +244,18 @@ def test_cli_records_and_replays_a_run(tmp_path, capsys):
     )
 
 
+def test_cli_replay_refuses_a_scripted_model_it_would_not_use(tmp_path, capsys):
+    """The replay answers from the file: `--scripted never_stops` was silently ignored."""
+    path = tmp_path / "demo.json"
+    assert main(["run", "x", "--scripted", "honest_analyst", "--record", str(path)]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--replay", str(path), "--scripted", "never_stops"])
+    captured = capsys.readouterr()
+    assert info.value.code == 2 and captured.out == ""
+    assert tr("replay.cli_scripted_and_replay") in captured.err
+
+
 def test_cli_replay_that_runs_past_the_recording_does_not_say_it_matched(tmp_path, capsys):
     """Two requests recorded, five steps allowed: the third request has nothing to replay."""
     path = tmp_path / "two.json"
