@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -130,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C in a live demo: one sentence, the shell's code for it
         print(tr("cli.interrupted", prog=f"agentlab {args.command}"), file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `agentlab run ... | head`: the reader has what it wanted
+        # stdout goes nowhere from now on, so exiting does not fail on flushing it again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def dispatch(args: argparse.Namespace) -> int:

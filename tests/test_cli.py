@@ -283,3 +283,18 @@ def test_ctrl_c_reaches_sweep_workers_too_and_they_print_nothing(tmp_path):
     out, err = child.communicate(timeout=60)
     assert child.returncode == 130, err
     assert err.strip() == tr("cli.interrupted", prog="agentlab sweep")
+
+
+def test_output_piped_into_a_reader_that_stops_early_is_no_traceback():
+    """`agentlab run ... | head -3`: the reader goes away before the JSON is all written."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentlab", "run", "x", "--scripted", "honest_analyst"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "AGENTLAB_LANG": "zh"},
+    )
+    child.stdout.close()  # as `head` does once it has its lines
+    with child.stderr:
+        err = child.stderr.read().decode("utf-8")
+    child.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
