@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .budget import DEMO_MAX_STEPS, Budget
-from .cli_parser import CourseParser, add_commands, error_line
+from .cli_parser import CourseParser, add_commands, error_line, run_command
 from .clients import BEHAVIOURS, ModelConfigError, load_settings, scripted
 from .i18n import printable_output, reason, tr
 from .loop import run_agent
@@ -126,15 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     printable_output()
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return dispatch(args)
-    except KeyboardInterrupt:  # Ctrl-C in a live demo: one sentence, the shell's code for it
-        print(tr("cli.interrupted", prog=f"agentlab {args.command}"), file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `agentlab run ... | head`: the reader has what it wanted
-        # stdout goes nowhere from now on, so exiting does not fail on flushing it again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+    return run_command(f"agentlab {args.command}", lambda: dispatch(args))
 
 
 def dispatch(args: argparse.Namespace) -> int:
