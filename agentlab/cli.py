@@ -346,7 +346,13 @@ def command_demo(args: argparse.Namespace) -> int:
 
 
 def show_event(event: dict[str, Any]) -> None:
-    """One readable line per phase, for a live demo."""
+    """One readable line per phase, for a live demo, and one for how the run stopped."""
+    if event.get("event") == "stop":
+        how = {"stop_reason": event.get("stop_reason"), "outcome": event.get("outcome")}
+        warnings = event.get("warnings") or []  # the last one says why it stopped
+        line = tr("cli.stopped_why", **how, warning=warnings[-1]) if warnings else ""
+        print(f"  {line or tr('cli.stopped', **how)}", flush=True)
+        return
     if event.get("event") != "phase":
         return
     step, phase, status = event.get("step"), event.get("phase"), event.get("status")

@@ -842,6 +842,14 @@ CATALOG: dict[str, tuple[str, str]] = {
     "cli.demo.tool_hangs": ("工具挂住", "tool hangs"),
     "cli.demo.model_fails": ("模型服务出错", "model service fails"),
     "cli.answer": ("回答", "answer"),
+    "cli.stopped": (
+        "→ 停止：{stop_reason}（结局 {outcome}）",
+        "-> stopped: {stop_reason} (outcome {outcome})",
+    ),
+    "cli.stopped_why": (
+        "→ 停止：{stop_reason}（结局 {outcome}）：{warning}",
+        "-> stopped: {stop_reason} (outcome {outcome}): {warning}",
+    ),
     "cli.sweep.done": (
         "共 {runs} 次运行，{steps} 步 -> {out}/",
         "{runs} runs, {steps} steps -> {out}/",

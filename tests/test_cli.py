@@ -84,6 +84,30 @@ def test_demo_streams_phases_live(capsys):
     assert "TOOL_KILLED" in out
 
 
+def test_demo_stream_says_how_each_scenario_stopped(capsys):
+    """Live, the instructor pauses after each scenario: why it ended is on screen there,
+    not only in the table at the very end."""
+    assert main(["demo", "--stream"]) == 0
+    out = capsys.readouterr().out
+    live = [block.split("\n\n")[0] for block in out.split("\n== ")[1:]]  # the table follows
+    assert len(live) == len(demo_scenarios())
+    for block, (reason, outcome) in zip(
+        live,
+        [
+            ("answered", "completed"),
+            ("answered", "tool_error"),
+            ("max_steps", "budget_exhausted"),
+            ("repeat_call", "budget_exhausted"),
+            ("deadline", "budget_exhausted"),
+            ("deadline", "budget_exhausted"),
+            ("model_error", "model_error"),
+        ],
+        strict=True,
+    ):
+        last = block.strip().splitlines()[-1]
+        assert tr("cli.stopped", stop_reason=reason, outcome=outcome) in last, block
+
+
 def test_sweep_writes_csv_and_charts(tmp_path, capsys):
     out_dir = tmp_path / "sweep"
     assert main(["sweep", "--caps", "1-12", "--n", "20", "--seed", "0", "--out", str(out_dir)]) == 0
