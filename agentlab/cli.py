@@ -18,7 +18,8 @@
 - ``trace FILE`` turns a run's JSONL trace into one self-contained HTML
   page (no network needed to read it) and prints where it wrote it.
 
-Bad arguments print one line and exit with code 2.
+Bad arguments print one line and exit with code 2; Ctrl-C in the middle of a
+command prints one line too, and exits with code 130, as shells expect.
 
 This module only parses arguments, picks a client and tools, and prints: the
 runs are ``run_agent``'s, the sweep and its charts ``experiments.py``'s and
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .budget import DEMO_MAX_STEPS, Budget
-from .cli_parser import CourseParser, add_commands, error_line
+from .cli_parser import CourseParser, add_commands, error_line, run_command
 from .clients import BEHAVIOURS, ModelConfigError, load_settings, scripted
 from .i18n import printable_output, reason, tr
 from .loop import run_agent
@@ -86,6 +87,8 @@ def build_parser() -> CourseParser:
             "trace": tr("display.cli.help"),
         },
     )
+    for command in (run, demo, sweep, doctor, trace):  # its own checks speak as its parser
+        command.set_defaults(command_parser=command)
     run.add_argument("question", nargs="?", help=tr("cli.run.question"))
     run.add_argument(
         "--max-steps",
@@ -122,9 +125,16 @@ def main(argv: list[str] | None = None) -> int:
     printable_output()
     parser = build_parser()
     args = parser.parse_args(argv)
+    return run_command(f"agentlab {args.command}", lambda: dispatch(args))
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    parser = args.command_parser  # its errors name the command: "agentlab run：错误：..."
     if args.command == "run":
         if args.record and args.replay:
             parser.error(tr("replay.cli_record_and_replay"))
+        if args.scripted and args.replay:  # the recording answers, not a scripted model
+            parser.error(tr("replay.cli_scripted_and_replay"))
         if args.replay:
             return command_replay(args, parser)
         if not args.question:
@@ -209,8 +219,11 @@ def command_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
     )
     for divergence in client.divergences:
         print(divergence.message, file=sys.stderr)
+    asked, held = len(client.replayer.requests), len(client.recording["exchanges"])
     if not client.divergences:
-        print(tr("replay.cli_matched", n=len(client.replayer.requests)), file=sys.stderr)
+        print(tr("replay.cli_matched", n=min(asked, held)), file=sys.stderr)
+    if asked > held:  # the run went on past the end of the recording
+        print(tr("replay.ran_out", number=held + 1, count=held), file=sys.stderr)
     return code
 
 
@@ -249,7 +262,7 @@ class DemoScenario:
 
 def demo_scenarios() -> list[DemoScenario]:
     """The outcome scenarios an instructor projects, from a clean finish to a killed tool."""
-    from .clients import Hang, ScriptedClient, call
+    from .clients import Hang, HttpError, ScriptedClient, call
     from .faults import fault_tools, keeps_calling
 
     # The tasks are for the (scripted) model: Chinese, like the system prompt.
@@ -291,6 +304,13 @@ def demo_scenarios() -> list[DemoScenario]:
             faults,
             Budget(max_seconds=0.5),
         ),
+        DemoScenario(  # a transient error is retried once; failing again ends the run
+            tr("cli.demo.model_fails"),
+            question,
+            lambda: ScriptedClient([HttpError(503, tr("faults.busy"))] * 2),
+            sales_tools,
+            Budget(max_steps=DEMO_MAX_STEPS, max_retries=1, retry_backoff_s=0.0),
+        ),
     ]
 
 
@@ -328,7 +348,13 @@ def command_demo(args: argparse.Namespace) -> int:
 
 
 def show_event(event: dict[str, Any]) -> None:
-    """One readable line per phase, for a live demo."""
+    """One readable line per phase, for a live demo, and one for how the run stopped."""
+    if event.get("event") == "stop":
+        how = {"stop_reason": event.get("stop_reason"), "outcome": event.get("outcome")}
+        warnings = event.get("warnings") or []  # the last one says why it stopped
+        line = tr("cli.stopped_why", **how, warning=warnings[-1]) if warnings else ""
+        print(f"  {line or tr('cli.stopped', **how)}", flush=True)
+        return
     if event.get("event") != "phase":
         return
     step, phase, status = event.get("step"), event.get("phase"), event.get("status")

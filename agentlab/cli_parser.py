@@ -10,12 +10,16 @@ short table of their English templates. A message the table does not know
 (another Python's wording, or one of ours) is shown as it came.
 
 It patches nothing: other parsers in the same process keep argparse's English.
+:func:`run_command` ends a command as quietly on Ctrl-C or a closed pipe.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from .i18n import tr
@@ -98,3 +102,20 @@ def add_commands(parser: argparse.ArgumentParser, helps: dict[str, str]) -> list
 def error_line(prog: str, message: str) -> str:
     """``agentlab run：错误：...``: how every command reports an error, in one line."""
     return tr("cli.argparse.error", prog=prog, message=message)
+
+
+def run_command(prog: str, command: Callable[[], int]) -> int:
+    """``command()``'s exit code; Ctrl-C and a reader that went away end it quietly.
+
+    Ctrl-C is one line on stderr and exit code 130, as shells expect; output
+    piped into a reader that stopped early (``| head``) just ends, with code 1.
+    """
+    try:
+        return command()
+    except KeyboardInterrupt:  # Ctrl-C in a live demo: one sentence, not a traceback
+        print(tr("cli.interrupted", prog=prog), file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `... | head`: the reader has what it wanted
+        # stdout goes nowhere from now on, so exiting does not fail on flushing it again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

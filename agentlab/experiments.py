@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import numbers
 import random
+import signal
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -227,12 +229,25 @@ def sweep(
         size = max(1, len(jobs) // (workers * 8))
         batches = [jobs[i : i + size] for i in range(0, len(jobs), size)]
         rows = []
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        with _deaf_to_ctrl_c(multiprocessing.get_context("spawn").Pool, workers) as pool:
             for part in tqdm(
                 pool.imap(_run_batch, batches), total=len(batches), disable=not progress
             ):
                 rows.extend(part)
     return pd.DataFrame(rows)
+
+
+def _deaf_to_ctrl_c(make_pool: Callable[[int], Any], workers: int) -> Any:
+    """A pool whose workers ignore Ctrl-C (they inherit the ignored signal from
+    birth); the parent alone gets ``KeyboardInterrupt``, and leaving its ``with``
+    block terminates them, so one Ctrl-C is one message, not one traceback per worker."""
+    if threading.current_thread() is not threading.main_thread():
+        return make_pool(workers)  # only the main thread may set a signal handler
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return make_pool(workers)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def summarize(results: pd.DataFrame) -> pd.DataFrame:

@@ -896,7 +896,16 @@ CATALOG: dict[str, tuple[str, str]] = {
     "cli.demo.repeats": ("重复调用", "repeated call"),
     "cli.demo.model_hangs": ("模型不返回", "model hangs"),
     "cli.demo.tool_hangs": ("工具挂住", "tool hangs"),
+    "cli.demo.model_fails": ("模型服务出错", "model service fails"),
     "cli.answer": ("回答", "answer"),
+    "cli.stopped": (
+        "→ 停止：{stop_reason}（结局 {outcome}）",
+        "-> stopped: {stop_reason} (outcome {outcome})",
+    ),
+    "cli.stopped_why": (
+        "→ 停止：{stop_reason}（结局 {outcome}）：{warning}",
+        "-> stopped: {stop_reason} (outcome {outcome}): {warning}",
+    ),
     "cli.sweep.done": (
         "共 {runs} 次运行，{steps} 步 -> {out}/",
         "{runs} runs, {steps} steps -> {out}/",
@@ -3378,6 +3387,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "--record 和 --replay 不能同时使用",
         "--record and --replay cannot be used together",
     ),
+    "replay.cli_scripted_and_replay": (
+        "--scripted 和 --replay 不能同时使用：回放时回答来自录制文件",
+        "--scripted and --replay cannot be used together: a replay answers from the recording",
+    ),
     # -- otel --
     "otel.missing": (
         "导出 OpenTelemetry span 需要可选依赖（缺少 {module}）："
@@ -3841,6 +3854,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "cli.record_is_folder": (
         "--record {path!r} 是一个文件夹：请给出录制文件的名字，例如 {path}/demo.json",
         "--record {path!r} is a folder: name the recording file, e.g. {path}/demo.json",
+    ),
+    "cli.interrupted": (
+        "{prog}：已中断（Ctrl-C），没有运行完，也没有打印结果",
+        "{prog}: interrupted (Ctrl-C) before it finished; no result printed",
     ),
     "cli.out_unwritable": (
         "--out {path!r} 建不起来：{error}",

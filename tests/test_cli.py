@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from unicodedata import east_asian_width
 
 import pandas as pd
 import pytest
 
 from agentlab.cli import build_parser, demo_scenarios, main, parse_caps
+from agentlab.cli_parser import error_line
 from agentlab.i18n import tr
 
 
@@ -66,11 +69,43 @@ def test_demo_prints_every_scenario(capsys):
     assert len(widths) == 1 and header_and_rows[1] == tr("cli.demo.ok"), (widths, table)
 
 
+def test_demo_shows_every_outcome(capsys):
+    """The README: `agentlab demo` runs every outcome once, then a table."""
+    assert main(["demo"]) == 0
+    table = capsys.readouterr().out
+    for outcome in ("completed", "tool_error", "budget_exhausted", "model_error"):
+        assert f" {outcome} " in table, outcome
+
+
 def test_demo_streams_phases_live(capsys):
     assert main(["demo", "--stream"]) == 0
     out = capsys.readouterr().out
     assert f"{tr('cli.step', step=1)} decide   ok       -> analyze_csv" in out
     assert "TOOL_KILLED" in out
+
+
+def test_demo_stream_says_how_each_scenario_stopped(capsys):
+    """Live, the instructor pauses after each scenario: why it ended is on screen there,
+    not only in the table at the very end."""
+    assert main(["demo", "--stream"]) == 0
+    out = capsys.readouterr().out
+    live = [block.split("\n\n")[0] for block in out.split("\n== ")[1:]]  # the table follows
+    assert len(live) == len(demo_scenarios())
+    for block, (reason, outcome) in zip(
+        live,
+        [
+            ("answered", "completed"),
+            ("answered", "tool_error"),
+            ("max_steps", "budget_exhausted"),
+            ("repeat_call", "budget_exhausted"),
+            ("deadline", "budget_exhausted"),
+            ("deadline", "budget_exhausted"),
+            ("model_error", "model_error"),
+        ],
+        strict=True,
+    ):
+        last = block.strip().splitlines()[-1]
+        assert tr("cli.stopped", stop_reason=reason, outcome=outcome) in last, block
 
 
 def test_sweep_writes_csv_and_charts(tmp_path, capsys):
@@ -121,6 +156,26 @@ def test_bad_arguments_give_one_line_and_exit_code_2(argv, fragment, capsys, tmp
     err = capsys.readouterr().err
     assert info.value.code == 2
     assert len(err.strip().splitlines()) == 1 and fragment in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run"],
+        ["run", "x", "--record", "a.json", "--replay", "b.json"],
+        ["run", "--replay", "missing.json"],
+        ["run", "x", "--record", "no/such/folder/r.json"],
+        ["sweep", "--out", "o", "--target", "2"],
+    ],
+)
+def test_a_command_s_own_checks_name_the_command_as_argparse_does(
+    argv, capsys, tmp_path, monkeypatch
+):
+    """`agentlab run：错误：…`, as for `--max-steps 0`, not `agentlab：错误：…`."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert capsys.readouterr().err.startswith(error_line(f"agentlab {argv[0]}", ""))
 
 
 def test_out_must_not_be_a_file(tmp_path, capsys):
@@ -220,3 +275,70 @@ def test_an_output_that_cannot_be_written_is_one_line_before_any_run(tmp_path, c
         assert len(captured.err.strip().splitlines()) == 1 and where in captured.err
         assert "Traceback" not in captured.err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-folder", "file"]  # no .partial
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_ctrl_c_during_a_command_is_one_line_and_exit_code_130():
+    """An instructor stopping a live demo with Ctrl-C gets a sentence, not a traceback."""
+    code = (
+        "import sys\n"
+        "import agentlab.cli as cli\n"
+        "from agentlab import Budget\n"
+        "from agentlab.clients import Hang, ScriptedClient\n"
+        "from agentlab.tools import sales_tools\n"
+        "cli.demo_scenarios = lambda: [cli.DemoScenario('slow', 'x',"
+        " lambda: ScriptedClient([Hang(30.0)]), sales_tools, Budget(max_seconds=60))]\n"
+        "sys.exit(cli.main(['demo', '--stream']))\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "AGENTLAB_LANG": "zh"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    for line in child.stdout:  # the scenario has started: its model is hanging now
+        if line.startswith("== slow"):
+            break
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=30)
+    assert child.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.strip() == tr("cli.interrupted", prog="agentlab demo")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a process group's SIGINT is POSIX")
+def test_ctrl_c_reaches_sweep_workers_too_and_they_print_nothing(tmp_path):
+    """A terminal sends Ctrl-C to every process of the command: the pool's workers
+    printed their own tracebacks beside the command's one line."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentlab", "sweep", "--out", str(tmp_path / "out"), "--workers",
+         "2", "--n", "400"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "AGENTLAB_LANG": "zh"},
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    time.sleep(6)  # the workers are up and running
+    os.killpg(child.pid, signal.SIGINT)
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 130, err
+    assert err.strip() == tr("cli.interrupted", prog="agentlab sweep")
+
+
+def test_output_piped_into_a_reader_that_stops_early_is_no_traceback():
+    """`agentlab run ... | head -3`: the reader goes away before the JSON is all written."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentlab", "run", "x", "--scripted", "honest_analyst"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "AGENTLAB_LANG": "zh"},
+    )
+    child.stdout.close()  # as `head` does once it has its lines
+    with child.stderr:
+        err = child.stderr.read().decode("utf-8")
+    child.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

@@ -13,6 +13,7 @@ import functools
 import gc
 import json
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -397,6 +398,34 @@ def test_the_command_line_lists_and_verifies():
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "0 次判错" in verified.stdout.splitlines()[-1]
     assert verified.stderr == ""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
+def test_the_command_line_stops_quietly_on_ctrl_c_and_on_a_closed_pipe():
+    """`... list | head` and Ctrl-C during `verify` are one line at most, never a traceback."""
+    command = [sys.executable, "-m", "agentlab.exercises"]
+    env = {"PATH": "/usr/bin:/bin", "AGENTLAB_RUNS_DIR": str(REPO / "runs")}
+    listing = subprocess.Popen([*command, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    listing.stdout.close()  # as `head` does once it has its lines
+    with listing.stderr:
+        err = listing.stderr.read().decode("utf-8")
+    listing.wait(timeout=60)
+    assert "Traceback" not in err, err
+
+    checking = subprocess.Popen(
+        [*command, "verify", "--verbose"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    checking.stdout.readline()  # the first verdict is out: it is checking now
+    checking.send_signal(signal.SIGINT)
+    out, err = checking.communicate(timeout=60)
+    assert checking.returncode == 130, err
+    assert err.strip() == tr("cli.interrupted", prog="python -m agentlab.exercises verify")
 
 
 def test_verify_fails_when_a_check_misjudges(monkeypatch, capsys):

@@ -250,6 +250,30 @@ def test_cli_records_and_replays_a_run(tmp_path, capsys):
     )
 
 
+def test_cli_replay_refuses_a_scripted_model_it_would_not_use(tmp_path, capsys):
+    """The replay answers from the file: `--scripted never_stops` was silently ignored."""
+    path = tmp_path / "demo.json"
+    assert main(["run", "x", "--scripted", "honest_analyst", "--record", str(path)]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--replay", str(path), "--scripted", "never_stops"])
+    captured = capsys.readouterr()
+    assert info.value.code == 2 and captured.out == ""
+    assert tr("replay.cli_scripted_and_replay") in captured.err
+
+
+def test_cli_replay_that_runs_past_the_recording_does_not_say_it_matched(tmp_path, capsys):
+    """Two requests recorded, five steps allowed: the third request has nothing to replay."""
+    path = tmp_path / "two.json"
+    argv = ["run", "x", "--scripted", "never_stops", "--max-steps", "2", "--record", str(path)]
+    assert main(argv) == 1
+    capsys.readouterr()
+    assert main(["run", "--replay", str(path), "--max-steps", "5"]) == 1
+    err = capsys.readouterr().err
+    assert tr("replay.cli_matched", n=3) not in err
+    assert tr("replay.ran_out", number=3, count=2) in err
+
+
 def test_cli_recording_of_a_real_provider_holds_no_key(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("AGENTLAB_OFFLINE", raising=False)
     monkeypatch.chdir(tmp_path)  # no .env here

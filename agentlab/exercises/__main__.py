@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from ..cli_parser import CourseParser, add_commands
+from ..cli_parser import CourseParser, add_commands, run_command
 from ..i18n import printable_output, tr
 from . import exercises, render
 from .core import NOT_DONE, PASSED, WRONG, Exercise, judge
@@ -100,8 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     check.add_argument("--verbose", action="store_true", help=tr("exercise.cli.verbose"))
     args = parser.parse_args(argv)
     if args.command == "list":
-        return list_exercises()
-    return verify(args.chapter, args.verbose)
+        return run_command(f"{parser.prog} list", list_exercises)
+    return run_command(f"{parser.prog} verify", lambda: verify(args.chapter, args.verbose))
 
 
 if __name__ == "__main__":
