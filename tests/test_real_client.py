@@ -45,6 +45,12 @@ def test_partial_settings_name_what_is_missing(no_env_file):
     assert SECRET not in str(info.value)
 
 
+def test_the_missing_names_are_listed_the_chinese_way_in_chinese(no_env_file, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")
+    with pytest.raises(ModelConfigError, match="缺少 LLM_BASE_URL、LLM_MODEL"):
+        load_settings(environ={"LLM_API_KEY": SECRET})
+
+
 @pytest.mark.parametrize(
     "settings, provider, model", [(GENERIC, "LLM", "m1"), (DASHSCOPE, "DashScope", "qwen-x")]
 )

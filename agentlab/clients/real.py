@@ -156,7 +156,7 @@ def load_settings(
         if len(present) == len(wanted):
             return _checked(provider, values)
         if present:
-            missing = ", ".join(v for v in wanted if v not in present)
+            missing = tr("list.sep").join(v for v in wanted if v not in present)
             partial.append(tr("config.incomplete", provider=provider.name, missing=missing))
     if partial:
         raise ModelConfigError(tr("config.see_example", problems="; ".join(partial)))
