@@ -118,6 +118,17 @@ def test_missing_files_and_folders(sandbox):
     assert call(tools, "write_text", rel_path=".", text="x")["error"]["code"] == "NOT_A_FILE"
 
 
+def test_a_path_ending_in_a_slash_names_a_folder_not_a_file(sandbox):
+    """Path("new/") is Path("new"): without a check, write_text("new/") made a file."""
+    tools = file_tools(sandbox)
+    for tool in ("write_text", "append_text"):
+        wrote = call(tools, tool, rel_path="new/", text="x")
+        assert wrote["error"]["code"] == "NOT_A_FILE", wrote
+    assert sorted(p.name for p in sandbox.iterdir()) == ["meeting.md"]
+    read = call(tools, "read_text", rel_path="meeting.md/")
+    assert read["error"]["code"] == "FILE_NOT_FOUND", read
+
+
 def test_large_reads_are_capped_with_a_marker(sandbox):
     (sandbox / "big.txt").write_text("x" * 10_000, encoding="utf-8")
     data = call(file_tools(sandbox, max_read_chars=100), "read_text", rel_path="big.txt")["data"]

@@ -94,6 +94,8 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
     path = resolve_inside(root, rel_path)
     if isinstance(path, dict):
         return path
+    if rel_path.endswith("/"):  # "a.md/" names a folder; Path() would drop the "/"
+        return _no_file(rel_path)
     try:
         fd = open_inside(root, path, os.O_RDONLY | NO_WAIT)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
@@ -140,6 +142,8 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
         return path
     if not is_text(text):  # a lone surrogate (a JSON escape like "\ud83d") has no UTF-8
         return error("INVALID_ARGUMENTS", tr("files.text_not_text"), [rel_path])
+    if rel_path.endswith("/"):  # "new/" names a folder; Path() would drop the "/"
+        return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
     flags = os.O_WRONLY | os.O_CREAT | NO_WAIT | (os.O_APPEND if append else os.O_TRUNC)
     try:
         if path == root.resolve() or path.is_dir():
