@@ -432,9 +432,14 @@ def test_the_command_line_stops_quietly_on_ctrl_c_and_on_a_closed_pipe():
         env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    checking.stdout.readline()  # the first verdict is out: it is checking now
-    checking.send_signal(signal.SIGINT)
-    out, err = checking.communicate(timeout=60)
+    try:
+        checking.stdout.readline()  # the first verdict is out: it is checking now
+        checking.send_signal(signal.SIGINT)
+        out, err = checking.communicate(timeout=60)
+    finally:  # a failed check leaves no verify running
+        if checking.poll() is None:
+            checking.kill()
+            checking.communicate()
     assert checking.returncode == 130, err
     assert err.strip() == tr("cli.interrupted", prog="python -m agentlab.exercises verify")
 
