@@ -115,6 +115,11 @@ JSON_REASONS = {
     "Unterminated string starting at": "json.unterminated_string",
     "Invalid control character at": "json.control_character",
     "Extra data": "json.extra_data",
+    "Invalid \\escape": "json.invalid_escape",
+    "Invalid \\uXXXX escape": "json.invalid_unicode_escape",
+    # Python 3.13 names a comma before } or ] itself (older ones: "Expecting ...")
+    "Illegal trailing comma before end of object": "json.trailing_comma",
+    "Illegal trailing comma before end of array": "json.trailing_comma",
 }
 """Python's JSON decoder messages (``JSONDecodeError.msg``), by catalog key."""
 
@@ -190,6 +195,15 @@ CATALOG: dict[str, tuple[str, str]] = {
         "a control character (such as a line break) stands unescaped in a string",
     ),
     "json.extra_data": ("一个完整的值后面还有多余的内容", "more text follows a complete value"),
+    "json.invalid_escape": (
+        "反斜杠 \\ 后面跟的不是合法的转义（路径里的 \\ 要写成 \\\\）",
+        "a backslash starts an escape JSON does not know (a \\ in a path is written \\\\)",
+    ),
+    "json.invalid_unicode_escape": (
+        "这个转义后面应该正好跟 4 位十六进制数字",
+        "\\u must be followed by exactly four hex digits",
+    ),
+    "json.trailing_comma": ("最后一项后面多了一个逗号 ,", "a ',' follows the last item"),
     "os.refused": (
         "连接被拒绝（这个地址和端口上没有服务在运行）",
         "connection refused (no service is running at that address and port)",

@@ -58,7 +58,7 @@ from .failures import (
     shown_safely,
     without_secret_in,
 )
-from .i18n import tr
+from .i18n import described, tr
 from .result import RunState, Stop, real_key
 from .retry import retry_wait
 from .streaming import Fragment, ShownWithoutKey, StreamedReply, print_delta, read_stream
@@ -176,7 +176,7 @@ def _ask_in_time(
             try:
                 callback(text)
             except (Exception, SystemExit, GeneratorExit) as exc:  # stop showing; read on
-                broken.append(f"{type(exc).__name__}: {exc}")
+                broken.append(described(exc))
 
         return show
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .i18n import reason, tr
+from .i18n import described, reason, tr
 
 # Made once (json.dumps with options builds a new encoder per call). default=str:
 # anything that is not JSON (a path) is written as text.
@@ -100,9 +100,7 @@ class Trace:
                 self.listener(record)
             except (Exception, SystemExit, GeneratorExit) as exc:  # dropped; the run goes on
                 self.listener = None
-                self.listener_failure = tr(
-                    "trace.listener_failed", error=f"{type(exc).__name__}: {exc}"
-                )
+                self.listener_failure = tr("trace.listener_failed", error=described(exc))
         if self._file is not None:
             try:
                 self._file.write(EVENT_JSON.encode(record) + "\n")

@@ -447,6 +447,21 @@ def test_a_listener_that_calls_sys_exit_is_dropped_like_any_broken_listener(rais
     assert [e["event"] for e in read_trace(result.trace_path)] == ["start", "phase", "stop"]
 
 
+def test_a_listener_raising_an_exception_that_cannot_be_written_out_is_dropped(tmp_path):
+    """As for a tool or a check: its class name is the warning, not a crash of run_agent."""
+
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise ValueError("no words for this")
+
+    def listener(event):
+        raise Unprintable
+
+    result = run([say("好了")], sales_tools(), Budget(), tmp_path, on_event=listener)
+    assert result.outcome == "completed"
+    assert any("Unprintable" in w for w in result.warnings)
+
+
 def test_reading_the_trace_of_a_run_without_one_says_where_the_events_are(tmp_path):
     result = run([say("好了")], sales_tools(), Budget(), False)
     assert result.trace_path is None

@@ -8,7 +8,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from unicodedata import east_asian_width
 
 import pandas as pd
@@ -298,11 +297,16 @@ def test_ctrl_c_during_a_command_is_one_line_and_exit_code_130():
         env={**os.environ, "AGENTLAB_LANG": "zh"},
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    for line in child.stdout:  # the scenario has started: its model is hanging now
-        if line.startswith("== slow"):
-            break
-    child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=30)
+    try:
+        for line in child.stdout:  # the scenario has started: its model is hanging now
+            if line.startswith("== slow"):
+                break
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:  # a failed check leaves no demo running
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
     assert child.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert err.strip() == tr("cli.interrupted", prog="agentlab demo")
@@ -311,20 +315,37 @@ def test_ctrl_c_during_a_command_is_one_line_and_exit_code_130():
 @pytest.mark.skipif(sys.platform == "win32", reason="a process group's SIGINT is POSIX")
 def test_ctrl_c_reaches_sweep_workers_too_and_they_print_nothing(tmp_path):
     """A terminal sends Ctrl-C to every process of the command: the pool's workers
-    printed their own tracebacks beside the command's one line."""
+    printed their own tracebacks beside the command's one line. (Whether they print
+    races the pool's terminate, so test_experiments asks the workers themselves.)"""
+    code = (
+        "import sys\n"
+        "import tqdm\n"
+        "from agentlab.cli import main\n"
+        "def started(batches, **options):  # the pool is up: say so, then hand out the work\n"
+        "    print('pool running', flush=True)\n"
+        "    return batches\n"
+        "tqdm.tqdm = started\n"
+        f"sys.exit(main(['sweep', '--out', {str(tmp_path / 'out')!r}, '--workers', '2',"
+        " '--n', '400']))\n"
+    )
     child = subprocess.Popen(
-        [sys.executable, "-m", "agentlab", "sweep", "--out", str(tmp_path / "out"), "--workers",
-         "2", "--n", "400"],
+        [sys.executable, "-c", code],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "AGENTLAB_LANG": "zh"},
         start_new_session=True,  # its own process group, as a terminal's foreground job
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
-    time.sleep(6)  # the workers are up and running
-    os.killpg(child.pid, signal.SIGINT)
-    out, err = child.communicate(timeout=60)
+    )
+    try:
+        # waiting on a line, not a clock: a loaded machine may take long to get there
+        assert child.stdout.readline() == "pool running\n"
+        os.killpg(child.pid, signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:  # a failed check leaves no sweep running
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
     assert child.returncode == 130, err
     assert err.strip() == tr("cli.interrupted", prog="agentlab sweep")
 

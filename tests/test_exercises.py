@@ -362,6 +362,17 @@ def test_a_loop_one_request_short_of_its_cap_is_told_about_range(exercise_id):
     assert "range(1, max_steps)" in judge(api.get(exercise_id), answer).detail
 
 
+@pytest.mark.parametrize("exercise_id", ["01-loop", "02-capped-loop"])
+def test_a_loop_that_counts_tool_calls_is_not_told_about_range(exercise_id):
+    """Two tool calls a reply and a cap of 3 also stop it one request short; the
+    range(1, max_steps) hint would send the student after the wrong bug."""
+    [counts_calls] = [
+        w for w in api.get(exercise_id).wrong if w.label.startswith("counts tool calls")
+    ]
+    detail = judge(api.get(exercise_id), counts_calls.answer).detail
+    assert "range(1, max_steps)" not in detail
+
+
 def test_completion_from_the_widest_runs_matches_a_real_sweep():
     """ch05 reads completion at any cap off one run per task at cap 24; a real sweep agrees."""
     from agentlab.exercises import ch05
@@ -421,9 +432,14 @@ def test_the_command_line_stops_quietly_on_ctrl_c_and_on_a_closed_pipe():
         env=env,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    checking.stdout.readline()  # the first verdict is out: it is checking now
-    checking.send_signal(signal.SIGINT)
-    out, err = checking.communicate(timeout=60)
+    try:
+        checking.stdout.readline()  # the first verdict is out: it is checking now
+        checking.send_signal(signal.SIGINT)
+        out, err = checking.communicate(timeout=60)
+    finally:  # a failed check leaves no verify running
+        if checking.poll() is None:
+            checking.kill()
+            checking.communicate()
     assert checking.returncode == 130, err
     assert err.strip() == tr("cli.interrupted", prog="python -m agentlab.exercises verify")
 

@@ -3,7 +3,9 @@ and the derived measures mean what they say."""
 
 from __future__ import annotations
 
+import multiprocessing.pool
 import re
+import signal
 
 import pandas as pd
 import pytest
@@ -172,6 +174,23 @@ def test_a_real_sweep_trades_completion_against_waste():
 def test_workers_give_the_same_rows():
     population = make_population(10, seed=2)
     pd.testing.assert_frame_equal(sweep(population, [3, 8]), sweep(population, [3, 8], workers=2))
+
+
+def test_the_pool_s_workers_ignore_ctrl_c_and_the_caller_keeps_its_handler(monkeypatch):
+    """A terminal sends Ctrl-C to every process of `agentlab sweep --workers 2`: the
+    workers must ignore it (the parent alone says it was interrupted), and the
+    caller's own Ctrl-C handling must be back once the pool is made."""
+    seen = []
+    make_imap = multiprocessing.pool.Pool.imap
+
+    def imap(pool, *args, **options):  # ask a worker, before it gets its first batch
+        seen.append(pool.apply(signal.getsignal, (signal.SIGINT,)))
+        seen.append(signal.getsignal(signal.SIGINT))
+        return make_imap(pool, *args, **options)
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "imap", imap)
+    sweep(make_population(2, seed=0), [1], workers=2)
+    assert seen == [signal.SIG_IGN, signal.default_int_handler]
 
 
 @pytest.mark.parametrize("caps", [[], [0, 1], [2.5]])

@@ -384,6 +384,26 @@ def test_a_display_callback_that_raises_is_not_blamed_on_the_model(raised):
     assert tr("loop.display_failed", error=error) in result.warnings
 
 
+def test_a_display_callback_raising_an_exception_that_cannot_be_written_out_is_no_model_error():
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise ValueError("no words for this")
+
+    def broken_printer(text: str) -> None:
+        raise Unprintable
+
+    result = run_agent(
+        SEED_QUESTION,
+        client=scripted("honest_analyst"),
+        tools=sales_tools(),
+        stream=True,
+        on_text=broken_printer,
+        trace_dir=False,
+    )
+    assert result.outcome == "completed"
+    assert tr("loop.display_failed", error="Unprintable") in result.warnings
+
+
 def test_tools_that_are_not_a_registry_are_refused_with_a_clear_message():
     with pytest.raises(TypeError, match="ToolRegistry"):
         run_agent("x", client=scripted("honest_analyst"), tools=None, trace_dir=False)

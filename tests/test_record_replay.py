@@ -274,6 +274,17 @@ def test_cli_replay_that_runs_past_the_recording_does_not_say_it_matched(tmp_pat
     assert tr("replay.ran_out", number=3, count=2) in err
 
 
+def test_a_recording_that_cannot_be_saved_leaves_no_partial_file(tmp_path):
+    """Saving writes ``<name>.partial`` and renames it: a failed rename (the path is a
+    folder) raises, and takes the half-step with it."""
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    client = openai.OpenAI(api_key="sk-test", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(OSError):
+        recording(client, folder)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-folder"]
+
+
 def test_cli_recording_of_a_real_provider_holds_no_key(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("AGENTLAB_OFFLINE", raising=False)
     monkeypatch.chdir(tmp_path)  # no .env here

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from agentlab.experiments import task_tools
 from agentlab.faults import fault_tools
-from agentlab.i18n import tr
+from agentlab.i18n import json_reason, tr
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
 from agentlab.tools.registry import MAX_NESTING, call_key, schema_problem, too_deep
 
@@ -455,6 +455,8 @@ NOT_JSON = [
     '{"text": "hi" "x": 1}',
     '{"t": "h',
     "{} []",
+    '{"path": "C:\\Users\\me"}',  # a Windows path's backslashes, not doubled
+    '{"t": "\\u12"}',
 ]
 
 
@@ -473,6 +475,17 @@ def test_why_arguments_are_not_json_is_said_in_the_current_language(
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     english = registry.call("echo", arguments)["error"]["message"]
     assert english.startswith("arguments are not valid JSON") and python.value.msg not in english
+
+
+@pytest.mark.parametrize(
+    "message",
+    # Python 3.13's words for a comma before } or ]: older ones said "Expecting ..."
+    ["Illegal trailing comma before end of object", "Illegal trailing comma before end of array"],
+)
+def test_newer_python_decoder_messages_are_said_in_the_current_language(message, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")
+    why = json_reason(json.JSONDecodeError(message, '{"a": 1,}', 7))
+    assert why and not re.search("[A-Za-z]", why)
 
 
 @pytest.mark.parametrize("arguments", [{"text": "hi"}, b'{"text": "hi"}', 42, ["text"]])

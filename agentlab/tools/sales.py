@@ -59,11 +59,9 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
         with open(fd, encoding="utf-8-sig", newline="") as handle:
             # strict: a quote left open must not swallow the rest of the file as one field
             reader = csv.DictReader(handle, strict=True)
-            while reader.fieldnames == []:  # a blank line above the header: read on
-                reader.fieldnames = None
-            if not reader.fieldnames:  # no bytes, or only blank lines
+            header = _read_header(reader)
+            if header is None:  # no bytes, or only blank lines
                 return error("EMPTY_CSV", tr("csv.empty_file"), source)
-            header = reader.fieldnames
             missing = [c for c in REQUIRED_COLUMNS if c not in header]
             if missing:
                 shown = ",".join(header)
@@ -112,6 +110,18 @@ def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
         },
         source,
     )
+
+
+def _read_header(reader: csv.DictReader) -> list[str] | None:
+    """The column names: the first row that is not a blank line (None: there is none).
+
+    DictReader takes the first row it meets for the header, and a blank line is an
+    empty row (``[]``). Setting ``fieldnames`` back to None makes it read the next
+    row for the header instead, so blank lines above the header are skipped.
+    """
+    while reader.fieldnames == []:
+        reader.fieldnames = None
+    return reader.fieldnames
 
 
 def _row_problem(row: dict[str, str | None]) -> str | None:
