@@ -3870,8 +3870,8 @@ CATALOG: dict[str, tuple[str, str]] = {
         "--record {path!r} is a folder: name the recording file, e.g. {path}/demo.json",
     ),
     "cli.interrupted": (
-        "{prog}：已中断（Ctrl-C），没有运行完，也没有打印结果",
-        "{prog}: interrupted (Ctrl-C) before it finished; no result printed",
+        "{prog}：已中断（Ctrl-C），没有运行完，最后的结果没有打印",
+        "{prog}: interrupted (Ctrl-C) before it finished; its final result was not printed",
     ),
     "cli.out_unwritable": (
         "--out {path!r} 建不起来：{error}",
