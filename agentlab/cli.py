@@ -408,8 +408,11 @@ def command_trace(args: argparse.Namespace) -> int:
 
     try:
         events = read_trace(args.file)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         return fail("display.cli.cannot_read", args.file, reason(exc))
+    except ValueError as exc:  # read_trace names the file and the line that is not JSON
+        print(error_line("agentlab trace", str(exc)), file=sys.stderr)
+        return 2
     if not events or not all(isinstance(e, dict) and "event" in e for e in events):
         return fail("display.cli.not_a_trace", args.file)
     out = args.out or args.file.with_suffix(".html")

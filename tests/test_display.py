@@ -424,6 +424,7 @@ def test_cli_rejects_what_is_not_a_trace_in_one_line(tmp_path, capsys, content):
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1
     assert err.startswith(error_line("agentlab trace", ""))
+    assert err.count(str(path)) <= 1  # named once, not "cannot read X: X line 1 ..."
 
 
 # -- palette and catalog ------------------------------------------------------------------
