@@ -373,6 +373,20 @@ def test_a_loop_that_counts_tool_calls_is_not_told_about_range(exercise_id):
     assert "range(1, max_steps)" not in detail
 
 
+class Speechless(ValueError):
+    def __str__(self):
+        raise RuntimeError("no words")
+
+
+def test_an_answer_raising_an_exception_that_cannot_be_written_out_is_blamed_on_the_answer():
+    def completion_rate(results, cap):
+        raise Speechless()
+
+    verdict = judge(api.get("05-completion-rate"), completion_rate)
+    assert verdict.status == WRONG and "Speechless" in verdict.detail, verdict
+    assert "RuntimeError" not in verdict.detail
+
+
 def test_completion_from_the_widest_runs_matches_a_real_sweep():
     """ch05 reads completion at any cap off one run per task at cap 24; a real sweep agrees."""
     from agentlab.exercises import ch05

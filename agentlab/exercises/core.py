@@ -393,7 +393,10 @@ def clean(text: str, limit: int = 160) -> str:
 
 
 def describe(exc: BaseException) -> str:
-    message = clean(str(exc))
+    try:
+        message = clean(str(exc))
+    except Exception:  # a student's exception whose __str__ raises: its class says enough
+        message = ""
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
