@@ -196,6 +196,17 @@ def test_english_feedback_behind_one_switch(exercise_id, monkeypatch):
     assert exercise.prompt and exercise.hint
 
 
+@pytest.mark.parametrize("exercise_id", ["01-loop", "02-capped-loop"])
+def test_a_right_loop_still_passes_after_switching_language(exercise_id, monkeypatch):
+    """The reference loop's run is cached; its tool messages are in the language of the
+    moment, so a cache made in Chinese must not judge a run made in English."""
+    exercise = api.get(exercise_id)
+    for lang in ("zh", "en", "zh"):
+        monkeypatch.setenv("AGENTLAB_LANG", lang)
+        verdict = judge(exercise, exercise.reference)
+        assert verdict.status == PASSED, (lang, api.render(verdict))
+
+
 def test_the_exercise_texts_are_complete_in_both_languages():
     keys = [k for k in CATALOG if k.startswith("exercise.")]
     for key in keys:
