@@ -412,6 +412,23 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_list_keeps_its_titles_in_one_column(lang, monkeypatch, capsys):
+    """Every kind, "predict, then run" too, fits its column in either language."""
+    import unicodedata
+
+    monkeypatch.setenv("AGENTLAB_LANG", lang)
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    titles = {e.id: e.title for e in exercises()}
+
+    def columns(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    starts = {columns(line[: line.rindex(titles[line.split()[1]])]) for line in lines}
+    assert len(starts) == 1, lines
+
+
 def test_the_command_line_lists_and_verifies():
     listed = run_cli("list")
     assert listed.returncode == 0, listed.stderr
