@@ -1209,7 +1209,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{what}: still running when the check's time ran out (an endless loop? waiting for "
         "something that never comes?)",
     ),
-    "exercise.raised": ("{what}：抛出了 {error}", "{what} raised {error}"),
+    "exercise.raised": ("{what}：抛出了 {error}", "{what}: raised {error}"),
     "exercise.runaway": (
         "模型被请求了 {requests} 次还没停：没有步数上限",
         "the model was asked {requests} times and it still did not stop: there is no step cap",
@@ -1937,6 +1937,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "用不是对象的 JSON {arguments} 调用 {name}",
         "calling {name} with JSON that is not an object, {arguments}",
     ),
+    "exercise.02-dispatch.boom": ("数据库连不上", "cannot connect to the database"),
     "exercise.02-dispatch.probe.raises": (
         "调用会抛异常的工具 {name}",
         "calling {name}, a tool that raises",

@@ -207,6 +207,15 @@ def test_a_right_loop_still_passes_after_switching_language(exercise_id, monkeyp
         assert verdict.status == PASSED, (lang, api.render(verdict))
 
 
+def test_english_names_what_raised_apart_from_what_was_being_done(monkeypatch):
+    """The feedback read "calling boom, a tool that raises raised ValueError"."""
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    exercise = api.get("02-dispatch")
+    escapes = next(bad for bad in exercise.wrong if "exception escapes" in bad.label)
+    message = api.render(judge(exercise, escapes.answer))
+    assert "a tool that raises: raised ValueError: cannot connect" in message, message
+
+
 def test_the_exercise_texts_are_complete_in_both_languages():
     keys = [k for k in CATALOG if k.startswith("exercise.")]
     for key in keys:
