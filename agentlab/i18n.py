@@ -971,7 +971,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "term.budget_exhausted": ("预算耗尽", "a budget ran out"),
     "term.model_error": ("模型服务失败", "the model service failed"),
     "term.invalid_task": ("任务无效", "invalid task"),
-    "term.failed": ("失败", "failed"),
+    "term.failed": ("失败", "the task was not done"),
     "term.ok": ("成功", "succeeded"),
     "term.error": ("出错", "returned an error"),
     "term.answered": ("模型给出了最终回答", "the model gave its final answer"),
