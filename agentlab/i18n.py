@@ -413,12 +413,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "guard.repeat_hint": (
         "完全相同的调用已经执行过 {before} 次，这次不再执行。请换个思路，或者直接给出最终回答。",
-        "this exact call was already made {before} times and was not run again. "
+        "this exact call was already made {before} time(s) and was not run again. "
         "Change strategy or give your final answer.",
     ),
     "guard.no_progress": (
         "连续 {steps} 步没有得到任何新信息；卡在 {where}",
-        "{steps} steps in a row brought nothing new; stuck at {where}",
+        "{steps} step(s) in a row brought nothing new; stuck at {where}",
     ),
     "guard.rejected": ("被完成检查驳回的回答", "answers the check rejected"),
     "guard.deadline_near": (
@@ -971,7 +971,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "term.budget_exhausted": ("预算耗尽", "a budget ran out"),
     "term.model_error": ("模型服务失败", "the model service failed"),
     "term.invalid_task": ("任务无效", "invalid task"),
-    "term.failed": ("失败", "failed"),
+    "term.failed": ("失败", "the task was not done"),
     "term.ok": ("成功", "succeeded"),
     "term.error": ("出错", "returned an error"),
     "term.answered": ("模型给出了最终回答", "the model gave its final answer"),
@@ -1209,7 +1209,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{what}: still running when the check's time ran out (an endless loop? waiting for "
         "something that never comes?)",
     ),
-    "exercise.raised": ("{what}：抛出了 {error}", "{what} raised {error}"),
+    "exercise.raised": ("{what}：抛出了 {error}", "{what}: raised {error}"),
     "exercise.runaway": (
         "模型被请求了 {requests} 次还没停：没有步数上限",
         "the model was asked {requests} times and it still did not stop: there is no step cap",
@@ -1379,8 +1379,8 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.loop.too_few_requests": (
         "max_steps={cap} 时，一个从不停下的模型应该被请求正好 {cap} 次，你的循环只请求了 {got} 次",
-        "with max_steps={cap}, a model that never stops should be asked exactly {cap} times; "
-        "your loop asked {got} times",
+        "with max_steps={cap}, a model that never stops should be asked exactly {cap} time(s); "
+        "your loop asked {got} time(s)",
     ),
     "exercise.loop.stopped_on_content": (
         "第 {k} 次回复既有文字又有 tool_calls（{names}），你的循环却在这里停了："
@@ -1393,7 +1393,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{got} 次。range(1, max_steps) 只循环 max_steps - 1 次，range(max_steps) 才是 "
         "max_steps 次",
         "with max_steps={cap} a model that never stops should be asked exactly {cap} times; "
-        "your loop asked {got} times. range(1, max_steps) runs max_steps - 1 times; "
+        "your loop asked {got} time(s). range(1, max_steps) runs max_steps - 1 times; "
         "range(max_steps) runs max_steps times",
     ),
     "exercise.loop.one_short": (
@@ -1513,7 +1513,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "exercise.01-history.count": (
         "任务「{task}」一共请求了模型 {requests} 次，你给了 {got} 个数：每次请求一个数",
-        "the task “{task}” made {requests} model requests and you gave {got} numbers: one "
+        "the task “{task}” made {requests} model requests and you gave {got} number(s): one "
         "number per request",
     ),
     "exercise.01-history.length": (
@@ -1937,6 +1937,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "用不是对象的 JSON {arguments} 调用 {name}",
         "calling {name} with JSON that is not an object, {arguments}",
     ),
+    "exercise.02-dispatch.boom": ("数据库连不上", "cannot connect to the database"),
     "exercise.02-dispatch.probe.raises": (
         "调用会抛异常的工具 {name}",
         "calling {name}, a tool that raises",
@@ -2019,8 +2020,8 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.02-capped-loop.ending_max_steps": (
         "场景「{scenario}」：用完 max_steps={cap} 步还没有最终回答，ending 应是 'max_steps'，"
         "你返回了 {got}",
-        "scenario “{scenario}”: max_steps={cap} steps brought no final answer, so ending should "
-        "be 'max_steps'; you returned {got}",
+        "scenario “{scenario}”: the cap max_steps={cap} ran out with no final answer, so ending "
+        "should be 'max_steps'; you returned {got}",
     ),
     "exercise.02-capped-loop.passed": (
         "{count} 个场景里，请求次数从不超过上限，结局也报告对了",
@@ -2661,7 +2662,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "exercise.04-done-when.run": (
         "交给 run_agent 之后，结局是 {outcome}、{steps} 步；应该是 completed、3 步"
         "（第 1 步的“写好了”被判据驳回，第 2 步写文件，第 3 步通过）",
-        "inside run_agent the outcome was {outcome} after {steps} steps; it should be "
+        "inside run_agent the outcome was {outcome} after {steps} step(s); it should be "
         "completed after 3 (the claim of step 1 rejected, the file written in step 2, accepted "
         "in step 3)",
     ),
@@ -3202,7 +3203,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "没有 .env 文件（只用脚本化模型时不需要）",
         "no .env file (not needed with scripted models)",
     ),
-    "doctor.env.ok": ("{path} 可以正常读取（{n} 个变量）", "{path} reads fine ({n} variables)"),
+    "doctor.env.ok": ("{path} 可以正常读取（{n} 个变量）", "{path} reads fine ({n} variable(s))"),
     "doctor.env.broken": ("{error}（{path}）", "{error} ({path})"),
     "doctor.env.broken_fix": (
         "打开 .env 改正那一行：每行一个 名字=值（例如 DEEPSEEK_MODEL=deepseek-chat）；"
@@ -3346,7 +3347,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "回复在工具调用参数写到一半时被截断（finish_reason=length）：{n} 个工具调用都没有执行，"
         "以免执行不完整的指令；请调大模型的输出上限或缩短上下文",
         "the reply was cut off inside its tool call arguments (finish_reason=length): none of "
-        "its {n} tool calls was run, so no half-written instruction is carried out; raise the "
+        "its {n} tool call(s) was run, so no half-written instruction is carried out; raise the "
         "model's output limit or shorten the context",
     ),
     "replay.diverged": (
@@ -3391,7 +3392,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     "replay.cli_matched": (
         "回放与录制一致：{n} 个请求都和录制时相同",
-        "the replay matched the recording: all {n} requests were the same",
+        "the replay matched the recording: every request ({n} in all) was the same",
     ),
     "replay.cli_need_question": (
         "缺少参数 question：请给出问题，或者用 --replay FILE 回放一个录制",

@@ -315,6 +315,17 @@ def test_english_is_one_switch_away(runs, monkeypatch):
     assert CJK.search(tree.one("al-task").text())  # the task itself is data: it stays
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_badge_never_repeats_its_code_as_its_meaning(runs, lang, monkeypatch):
+    """English showed the run status as "failed failed": the words must add something."""
+    monkeypatch.setenv("AGENTLAB_LANG", lang)
+    for name, result in runs.items():
+        tree = parse(run_html(result))
+        for shown in tree.all("al-badge"):
+            code = shown.one("al-code").text()
+            assert shown.one("al-mean").text() != code, (name, shown.attrs["data-field"])
+
+
 @pytest.mark.parametrize("depth", [500, 5000])
 def test_a_run_with_arguments_nested_too_deep_still_shows(depth):
     arguments = '{"cfg": ' + "[" * depth + "]" * depth + "}"

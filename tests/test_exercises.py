@@ -196,6 +196,26 @@ def test_english_feedback_behind_one_switch(exercise_id, monkeypatch):
     assert exercise.prompt and exercise.hint
 
 
+@pytest.mark.parametrize("exercise_id", ["01-loop", "02-capped-loop"])
+def test_a_right_loop_still_passes_after_switching_language(exercise_id, monkeypatch):
+    """The reference loop's run is cached; its tool messages are in the language of the
+    moment, so a cache made in Chinese must not judge a run made in English."""
+    exercise = api.get(exercise_id)
+    for lang in ("zh", "en", "zh"):
+        monkeypatch.setenv("AGENTLAB_LANG", lang)
+        verdict = judge(exercise, exercise.reference)
+        assert verdict.status == PASSED, (lang, api.render(verdict))
+
+
+def test_english_names_what_raised_apart_from_what_was_being_done(monkeypatch):
+    """The feedback read "calling boom, a tool that raises raised ValueError"."""
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    exercise = api.get("02-dispatch")
+    escapes = next(bad for bad in exercise.wrong if "exception escapes" in bad.label)
+    message = api.render(judge(exercise, escapes.answer))
+    assert "a tool that raises: raised ValueError: cannot connect" in message, message
+
+
 def test_the_exercise_texts_are_complete_in_both_languages():
     keys = [k for k in CATALOG if k.startswith("exercise.")]
     for key in keys:
@@ -413,6 +433,23 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
         timeout=120,
         env={"PATH": "/usr/bin:/bin", "AGENTLAB_RUNS_DIR": str(REPO / "runs")},
     )
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_list_keeps_its_titles_in_one_column(lang, monkeypatch, capsys):
+    """Every kind, "predict, then run" too, fits its column in either language."""
+    import unicodedata
+
+    monkeypatch.setenv("AGENTLAB_LANG", lang)
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    titles = {e.id: e.title for e in exercises()}
+
+    def columns(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    starts = {columns(line[: line.rindex(titles[line.split()[1]])]) for line in lines}
+    assert len(starts) == 1, lines
 
 
 def test_the_command_line_lists_and_verifies():

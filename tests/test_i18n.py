@@ -189,3 +189,31 @@ def test_a_tls_failure_is_not_mistaken_for_a_file_error():
 
     failure = ssl.SSLCertVerificationError(1, "[SSL: CERTIFICATE_VERIFY_FAILED] verify failed")
     assert reason(failure).startswith(tr("os.tls", detail="")) and "CERTIFICATE" in reason(failure)
+
+
+# "1 steps", "1 times" ... but not "max_steps - 1 times", a formula
+ONE_OF = re.compile(
+    r"(?<!- )\b1 (?:model |tool )?(?:steps|times|numbers|requests|calls|variables)\b"
+)
+
+
+@pytest.mark.parametrize(
+    "key, one",
+    [
+        ("guard.repeat_hint", "before"),  # Budget(max_repeats=2): refused at the 2nd call
+        ("guard.no_progress", "steps"),  # Budget(max_no_progress=1)
+        ("exercise.01-history.count", "got"),  # one number for a three-request task
+        ("exercise.loop.too_few_requests", "got"),
+        ("exercise.loop.one_short_of_cap", "got"),  # range(1, 2) with max_steps=2
+        ("exercise.02-capped-loop.ending_max_steps", "cap"),  # the "cap of 1" scenario
+        ("exercise.04-done-when.run", "steps"),  # a check that accepts the claim at step 1
+        ("replay.cli_matched", "n"),  # a recording of a run answered at once
+        ("doctor.env.ok", "n"),  # a .env holding only OLLAMA_MODEL
+        ("provider.cut_off_calls", "n"),  # a reply cut off inside its only call
+    ],
+)
+def test_english_counts_of_one_are_not_plural(key, one, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    fields = {name: 3 for name in placeholders(CATALOG[key][1])}
+    shown = tr(key, **{**fields, one: 1})
+    assert not ONE_OF.search(shown), shown

@@ -25,16 +25,23 @@ from . import exercises, render
 from .core import NOT_DONE, PASSED, WRONG, Exercise, judge
 
 
+def columns(text: str) -> int:
+    """How many terminal columns ``text`` takes (a Chinese character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def padded(text: str, width: int) -> str:
-    """``text`` padded to ``width`` terminal columns (a Chinese character takes two)."""
-    columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-    return text + " " * max(width - columns, 0)
+    """``text`` padded to ``width`` terminal columns."""
+    return text + " " * max(width - columns(text), 0)
 
 
 def list_exercises() -> int:
-    for exercise in exercises():
-        kind = tr(f"exercise.kind.{exercise.kind}")
-        print(f"{exercise.chapter}  {padded(exercise.id, 22)} {padded(kind, 14)} {exercise.title}")
+    listed = exercises()
+    kinds = [tr(f"exercise.kind.{exercise.kind}") for exercise in listed]
+    width = max(map(columns, kinds), default=0)  # "predict, then run" is wider than 先预测，再运行
+    for exercise, kind in zip(listed, kinds, strict=True):
+        shown = f"{padded(exercise.id, 22)} {padded(kind, width)}"
+        print(f"{exercise.chapter}  {shown} {exercise.title}")
     return 0
 
 

@@ -227,7 +227,7 @@ def dispatch(tools, name, arguments_json):
 
 
 def _boom() -> dict[str, Any]:
-    raise ValueError("数据库连不上")
+    raise ValueError(tr("exercise.02-dispatch.boom"))
 
 
 def _lookup(key: str) -> dict[str, Any]:

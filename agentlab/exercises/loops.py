@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..clients import BEHAVIOURS, Conversation, Reply, ScriptedClient, ToolCall, call, say
-from ..i18n import tr
+from ..i18n import language, tr
 from ..minimal_loop import minimal_loop
 from ..tools import ToolRegistry, file_tools, sandbox_copy
 from .core import Judged, Runaway, run_student, shown, type_name, wrong
@@ -129,13 +129,19 @@ class Transcript:
     runaway: bool = False
 
 
-@functools.cache
 def reference_run(scenario: Scenario) -> tuple[Transcript, str]:
     """The reference loop on ``scenario``: its transcript and its ending.
 
-    Cached: scenarios are frozen and scripted, so the reference run never changes.
-    Callers only read the transcript.
+    Cached: scenarios are frozen and scripted, so the reference run never changes
+    within one language. Callers only read the transcript.
     """
+    return _reference_run(scenario, language())
+
+
+@functools.cache
+def _reference_run(scenario: Scenario, lang: str) -> tuple[Transcript, str]:
+    """The run itself, one per language: the tools' error messages it holds are
+    worded in ``lang``, as a student's run after ``set_language`` would word them."""
     client = scenario.client()
     with sandbox() as (_, tools):
         result = minimal_loop(scenario.task, client, tools, scenario.max_steps)
