@@ -50,6 +50,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import quote
 
+import httpx2
 import openai
 
 from .i18n import reason, tr
@@ -88,7 +89,7 @@ def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
     elif isinstance(exc, openai.APITimeoutError):
         failure = ModelFailure("timeout", tr("model.timed_out"))
     elif isinstance(exc, openai.APIConnectionError):
-        failure = ModelFailure("connection", tr("model.unreachable", error=_why_unreachable(exc)))
+        failure = ModelFailure("connection", _connection_message(exc))
     elif type(exc) is openai.APIError and exc.body is not None:
         # The SDK raises a bare APIError for an error event inside a stream
         # (OpenRouter: the upstream provider broke off after the reply began).
@@ -222,12 +223,21 @@ def _status_message(exc: openai.APIStatusError) -> str:
     )
 
 
-def _why_unreachable(exc: BaseException) -> str:
-    """The SDK says only "Connection error."; the OS error under it says why."""
+def _connection_message(exc: BaseException) -> str:
+    """The SDK says only "Connection error."; the error under it says why: an OS
+    error (refused, reset, no such host), or the HTTP layer's word that the
+    service closed the connection before its reply was whole."""
+    causes = []
     cause: BaseException | None = exc
-    while cause is not None and not isinstance(cause, OSError):
+    while cause is not None:
+        causes.append(cause)
         cause = cause.__cause__ or cause.__context__
-    return reason(cause) if cause is not None else str(exc)
+    os_error = next((c for c in causes if isinstance(c, OSError)), None)
+    if os_error is not None:
+        return tr("model.unreachable", error=reason(os_error))
+    if any(isinstance(c, httpx2.RemoteProtocolError | httpx2.ReadError) for c in causes):
+        return tr("model.connection_dropped")
+    return tr("model.unreachable", error=str(exc))
 
 
 MAX_MESSAGE_CHARS = 1000

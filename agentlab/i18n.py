@@ -543,6 +543,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "model.no_choices": ("模型服务的回复里没有 choices", "the model service returned no choices"),
     "model.timed_out": ("模型请求超时", "the model request timed out"),
     "model.unreachable": ("连不上模型服务：{error}", "could not reach the model service: {error}"),
+    "model.connection_dropped": (
+        "模型服务没有发完回复就断开了连接",
+        "the model service closed the connection before its reply was complete",
+    ),
     "model.bad_reply": ("无法使用的回复：{error}", "unusable reply: {error}"),
     "model.http_status": (
         "模型服务返回 HTTP {status}：{detail}",

@@ -120,6 +120,16 @@ class FaultServer(LoopbackServer):
             h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             h.close_connection = True
             h.connection.close()
+        elif kind == "drop":  # the reply begins, then the server closes the connection
+            body = completion(f"pong {number}", stream, request)
+            h.send_response(200)
+            h.send_header("content-type", "text/event-stream" if stream else "application/json")
+            h.send_header("transfer-encoding", "chunked")
+            h.end_headers()
+            part = body[: len(body) // 2]
+            h.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+            h.wfile.flush()
+            h.close_connection = True  # no closing chunk: the body is never complete
         elif kind == "page":
             page = "<!DOCTYPE html><html><head><title>Model Studio</title></head><body>hi</body>"
             h.send_response(200)

@@ -85,6 +85,7 @@ def test_a_healthy_server_answers_through_the_real_http_stack(real_env, tmp_path
     [
         ("500", "transient"),
         ("reset", "transient"),
+        ("drop", "transient"),
         ("429:0", "transient"),
         ("hang", "transient"),
         ("401", "permission"),
@@ -98,6 +99,17 @@ def test_each_fault_is_classified_as_the_table_says(real_env, tmp_path, fault, e
     assert (result.stop_reason, result.outcome) == ("model_error", "model_error")
     assert f"({error_class})" in result.warnings[-1]
     assert decide_events(result)[-1]["error_class"] == error_class
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_connection_dropped_mid_reply_is_said_in_words(real_env, tmp_path, stream, monkeypatch):
+    """The SDK says only "Connection error."; the run says the reply was cut off."""
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")
+    with FaultServer(["drop"]) as server:
+        result, _ = run(server, real_env, Budget(max_retries=0), stream, tmp_path)
+    assert result.stop_reason == "model_error"
+    assert tr("model.connection_dropped") in result.warnings[-1]
+    assert "Connection error" not in result.warnings[-1]
 
 
 @pytest.mark.parametrize("fault", ["500", "reset", "429:0"])
