@@ -246,6 +246,8 @@ def _run_and_print(
         **model_options,
     )
     print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    if result.trace_path:  # stderr: stdout stays the seed's JSON
+        print(tr("cli.trace_at", path=result.trace_path), file=sys.stderr)
     return 0 if result.status == "completed" else 1
 
 

@@ -3386,6 +3386,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "replay the run recorded in FILE, keyless and offline (question, model and tools "
         "default to the recorded ones)",
     ),
+    "cli.trace_at": (
+        "运行轨迹：{path}（用 agentlab trace {path} 生成网页）",
+        "run trace: {path} (agentlab trace {path} makes a web page of it)",
+    ),
     "replay.cli_recording_to": (
         "正在把这次运行录制到 {path}（不含 API Key）",
         "recording this run to {path} (no API key in it)",

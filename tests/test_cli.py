@@ -30,6 +30,16 @@ def test_run_prints_the_result_as_json(capsys):
     assert tr("cli.scripted_asked", name="honest_analyst") in err
 
 
+def test_run_says_where_its_trace_is(capsys, monkeypatch, tmp_path):
+    """An instructor opens the trace next: the path is on stderr, the JSON unchanged."""
+    monkeypatch.setenv("AGENTLAB_RUNS_DIR", str(tmp_path))
+    assert main(["run", "分析 sales.csv", "--scripted", "honest_analyst"]) == 0
+    out, err = capsys.readouterr()
+    [trace] = tmp_path.glob("*/trace.jsonl")
+    assert json.loads(out)["task_id"] == trace.parent.name
+    assert tr("cli.trace_at", path=str(trace)) in err
+
+
 def test_run_falls_back_to_a_scripted_model_and_says_so(capsys):
     code = main(["run", "分析 sales.csv", "--max-steps", "1"])
     out, err = capsys.readouterr()
