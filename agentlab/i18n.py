@@ -3486,7 +3486,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "这个轨迹没有记录最终回答（较早的轨迹格式）",
         "this trace does not record the final answer (an older trace format)",
     ),
-    "display.partial_answer": ("部分回答", "Partial answer"),
+    "display.partial_answer": ("阶段性总结", "Partial answer"),
     "display.system_prompt": ("系统提示词", "System prompt"),
     "display.conversation": ("逐步过程", "Step by step"),
     "display.step": ("第 {n} 步", "Step {n}"),
