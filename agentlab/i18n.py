@@ -2099,14 +2099,14 @@ CATALOG: dict[str, tuple[str, str]] = {
     ),
     # chapter 03
     "exercise.03-repeat-key.title": (
-        "重复调用的 key：归一化之后再比较",
+        "重复调用的键：归一化之后再比较",
         "The repeat key: normalise, then compare",
     ),
     "exercise.03-repeat-key.prompt": (
         "**重复检测先归一化。** 模型可能用不同的写法发出同一个调用：JSON 里的空格、键的顺序、"
         "路径前面的 `./`。按原始字符串比较，重复检测就形同虚设。写 "
-        "`repeat_key(name, arguments_json)`，返回一个字符串：同一个调用（不管怎么写）得到同一个 "
-        "key，不同的调用得到不同的 key。只有名字以 `path` 结尾的参数才按路径规范化"
+        "`repeat_key(name, arguments_json)`，返回一个字符串：同一个调用（不管怎么写）得到同一个"
+        "键，不同的调用得到不同的键。只有名字以 `path` 结尾的参数才按路径规范化"
         "（`posixpath.normpath`）；参数不是合法 JSON 时不能抛异常。",
         "**Normalise before detecting repeats.** A model may spell the same call differently: "
         "whitespace in the JSON, the order of keys, a `./` before a path. Compared as raw "
@@ -2122,17 +2122,17 @@ CATALOG: dict[str, tuple[str, str]] = {
         "whitespace and key order are gone. Normalise path arguments with posixpath.normpath "
         "first. Put the tool name in front.",
     ),
-    "exercise.03-repeat-key.what": ("计算 {call} 的 key", "computing the key of {call}"),
+    "exercise.03-repeat-key.what": ("计算 {call} 的键", "computing the key of {call}"),
     "exercise.03-repeat-key.not_str": (
         "repeat_key 应返回字符串，你返回的是 {got}",
         "repeat_key should return a string; it returned {got}",
     ),
     "exercise.03-repeat-key.same": (
-        "{a} 和 {b} 是同一个调用（{reason}），你的 key 却不同",
+        "{a} 和 {b} 是同一个调用（{reason}），你的键却不同",
         "{a} and {b} are the same call ({reason}), yet your keys differ",
     ),
     "exercise.03-repeat-key.different": (
-        "{a} 和 {b} 是不同的调用（{reason}），你的 key 却相同",
+        "{a} 和 {b} 是不同的调用（{reason}），你的键却相同",
         "{a} and {b} are different calls ({reason}), yet your keys are equal",
     ),
     "exercise.03-repeat-key.reason.spaces": (
@@ -2165,12 +2165,12 @@ CATALOG: dict[str, tuple[str, str]] = {
         'text is not a path: "./x" and "x" are different texts',
     ),
     "exercise.03-repeat-key.reason.broken_text": (
-        "两段不同的坏 JSON：解析不了时，用它原来的文本（连同工具名）做 key",
+        "两段不同的坏 JSON：解析不了时，用它原来的文本（连同工具名）做键",
         "two different pieces of broken JSON: when it does not parse, its own text (with the "
         "tool's name) is the key",
     ),
     "exercise.03-repeat-key.reason.broken_tool": (
-        "同一段坏 JSON 发给了两个不同的工具：key 里也要有工具名",
+        "同一段坏 JSON 发给了两个不同的工具：键里也要有工具名",
         "the same broken JSON sent to two different tools: the key holds the tool's name too",
     ),
     "exercise.03-repeat-key.passed": (
@@ -2426,7 +2426,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "reason, the steps, and at which step a call is refused with REPEATED_CALL.",
     ),
     "exercise.03-predict-threshold.hint": (
-        "重复检测比较的是归一化之后的 key。seed_table：第 3 次相同调用拒绝，第 4 次停止。",
+        "重复检测比较的是归一化之后的键。seed_table：第 3 次相同调用拒绝，第 4 次停止。",
         "Repeat detection compares normalised keys. seed_table: the 3rd identical call is "
         "refused, the 4th stops the run.",
     ),
@@ -3490,13 +3490,13 @@ CATALOG: dict[str, tuple[str, str]] = {
         "这个轨迹没有记录最终回答（较早的轨迹格式）",
         "this trace does not record the final answer (an older trace format)",
     ),
-    "display.partial_answer": ("部分回答", "Partial answer"),
+    "display.partial_answer": ("阶段性总结", "Partial answer"),
     "display.system_prompt": ("系统提示词", "System prompt"),
     "display.conversation": ("逐步过程", "Step by step"),
     "display.step": ("第 {n} 步", "Step {n}"),
     "display.assistant": ("模型", "Model"),
     "display.user": ("用户", "User"),
-    "display.reasoning": ("推理过程", "Reasoning"),
+    "display.reasoning": ("思考过程", "Reasoning"),
     "display.no_reply": ("这一步没有得到模型的回复。", "This step got no reply from the model."),
     "display.empty_reply": ("（模型的回复是空的）", "(the reply was empty)"),
     "display.call": ("工具调用", "tool call"),

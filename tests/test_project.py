@@ -195,3 +195,20 @@ def test_a_list_announced_as_n_things_has_n_items(notebook):
             if items != CHINESE_NUMERALS[announced.group(1)]:
                 wrong.append(f"cell {index}: {announced.group(0)} then {items} items")
     assert not wrong, wrong
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.name)
+def test_chinese_text_quotes_with_chinese_quotation_marks(notebook):
+    """Chinese prose quotes with “…”; a straight "…" beside Chinese text (outside code)
+    is a half-width slip, and one chapter using it while the others do not reads as
+    two different hands."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    wrong = []
+    for index, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = re.sub(r"```.*?```", "", "".join(cell["source"]), flags=re.S)
+        text = re.sub(r"`[^`]*`", "`…`", text)
+        for hit in re.finditer(r'[\u4e00-\u9fff]"|"[\u4e00-\u9fff]', text):
+            wrong.append(f"cell {index}: …{text[max(0, hit.start() - 8) : hit.end() + 8]}…")
+    assert not wrong, wrong
