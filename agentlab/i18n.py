@@ -547,6 +547,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "模型服务没有发完回复就断开了连接",
         "the model service closed the connection before its reply was complete",
     ),
+    "model.closed_without_reply": (
+        "模型服务没有回复就断开了连接",
+        "the model service closed the connection without replying",
+    ),
     "model.bad_reply": ("无法使用的回复：{error}", "unusable reply: {error}"),
     "model.http_status": (
         "模型服务返回 HTTP {status}：{detail}",
