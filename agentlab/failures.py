@@ -223,10 +223,16 @@ def _status_message(exc: openai.APIStatusError) -> str:
     )
 
 
+# How the HTTP layer (httpcore, h11) says the service closed the connection. Only a
+# reply that began can be cut short: the two call for different fixes (base_url, or a retry).
+CLOSED_BEFORE_REPLY = "without sending a response"  # not even a status line came
+CLOSED_MID_REPLY = "without sending complete message body"  # the body stopped short
+
+
 def _connection_message(exc: BaseException) -> str:
     """The SDK says only "Connection error."; the error under it says why: an OS
-    error (refused, reset, no such host), or the HTTP layer's word that the
-    service closed the connection before its reply was whole."""
+    error (refused, reset, no such host, TLS), or the HTTP layer's words for a
+    service that closed the connection before replying, or partway through."""
     causes = []
     cause: BaseException | None = exc
     while cause is not None:
@@ -235,9 +241,18 @@ def _connection_message(exc: BaseException) -> str:
     os_error = next((c for c in causes if isinstance(c, OSError)), None)
     if os_error is not None:
         return tr("model.unreachable", error=reason(os_error))
-    if any(isinstance(c, httpx2.RemoteProtocolError | httpx2.ReadError) for c in causes):
+    broke = next(
+        (c for c in causes if isinstance(c, httpx2.RemoteProtocolError | httpx2.ReadError)), None
+    )
+    if broke is None:
+        return tr("model.unreachable", error=str(exc))
+    words = str(broke)
+    if CLOSED_BEFORE_REPLY in words:
+        return tr("model.closed_without_reply")
+    # a ReadError with no OS error under it: a recorded connection that broke (recording.py)
+    if CLOSED_MID_REPLY in words or isinstance(broke, httpx2.ReadError):
         return tr("model.connection_dropped")
-    return tr("model.unreachable", error=str(exc))
+    return tr("model.unreachable", error=words)  # e.g. "illegal status line": not HTTP at all
 
 
 MAX_MESSAGE_CHARS = 1000

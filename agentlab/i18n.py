@@ -547,6 +547,10 @@ CATALOG: dict[str, tuple[str, str]] = {
         "模型服务没有发完回复就断开了连接",
         "the model service closed the connection before its reply was complete",
     ),
+    "model.closed_without_reply": (
+        "模型服务没有回复就断开了连接",
+        "the model service closed the connection without replying",
+    ),
     "model.bad_reply": ("无法使用的回复：{error}", "unusable reply: {error}"),
     "model.http_status": (
         "模型服务返回 HTTP {status}：{detail}",
@@ -3348,11 +3352,11 @@ CATALOG: dict[str, tuple[str, str]] = {
         "tool call",
     ),
     "provider.cut_off_calls": (
-        "回复在工具调用参数写到一半时被截断（finish_reason=length）：{n} 个工具调用都没有执行，"
-        "以免执行不完整的指令；请调大模型的输出上限或缩短上下文",
-        "the reply was cut off inside its tool call arguments (finish_reason=length): none of "
-        "its {n} tool call(s) was run, so no half-written instruction is carried out; raise the "
-        "model's output limit or shorten the context",
+        "回复在工具调用参数写到一半时被截断（finish_reason=length）：其中的工具调用一个也没有执行"
+        "（共 {n} 个），以免执行不完整的指令；请调大模型的输出上限或缩短上下文",
+        "the reply was cut off inside its tool call arguments (finish_reason=length): no tool "
+        "call from it was run ({n} in the reply), so no half-written instruction is carried out; "
+        "raise the model's output limit or shorten the context",
     ),
     "replay.diverged": (
         "回放的第 {number} 个请求与录制时不同：{where} 录制时是 {recorded}，这次是 {replayed}",
@@ -3399,7 +3403,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "replaying the recording {path} ({provider}, model {model}): no key, no network",
     ),
     "replay.cli_matched": (
-        "回放与录制一致：{n} 个请求都和录制时相同",
+        "回放与录制一致：每个请求（共 {n} 个）都和录制时相同",
         "the replay matched the recording: every request ({n} in all) was the same",
     ),
     "replay.cli_need_question": (

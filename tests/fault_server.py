@@ -12,6 +12,9 @@ normally. Faults:
 ``500``     500 with a JSON error
 ``401``     401 whose error message echoes the key it was sent
 ``reset``   reads the request, then resets the connection (TCP RST)
+``close``   reads the request, then closes the connection without a word
+``banner``  reads the request, then answers with a line that is not HTTP (an SSH server's)
+``drop``    200 whose chunked body stops halfway: the connection closes mid-reply
 ``page``    200 with a web page (a ``base_url`` pointing at a site; ``page:json``: labelled JSON)
 ``cut``     200 with a JSON body cut short (complete as HTTP, broken as JSON)
 ``error200`` 200 with a JSON error naming the model (``error200:NNN``: with code NNN)
@@ -120,6 +123,11 @@ class FaultServer(LoopbackServer):
             h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             h.close_connection = True
             h.connection.close()
+        elif kind == "close":  # no reply at all: e.g. a port that is not the API's
+            h.close_connection = True
+        elif kind == "banner":  # not HTTP at all: base_url at another service's port
+            h.wfile.write(b"SSH-2.0-OpenSSH_9.6\r\n\r\n")
+            h.close_connection = True
         elif kind == "drop":  # the reply begins, then the server closes the connection
             body = completion(f"pong {number}", stream, request)
             h.send_response(200)

@@ -197,23 +197,39 @@ ONE_OF = re.compile(
 )
 
 
-@pytest.mark.parametrize(
-    "key, one",
-    [
-        ("guard.repeat_hint", "before"),  # Budget(max_repeats=2): refused at the 2nd call
-        ("guard.no_progress", "steps"),  # Budget(max_no_progress=1)
-        ("exercise.01-history.count", "got"),  # one number for a three-request task
-        ("exercise.loop.too_few_requests", "got"),
-        ("exercise.loop.one_short_of_cap", "got"),  # range(1, 2) with max_steps=2
-        ("exercise.02-capped-loop.ending_max_steps", "cap"),  # the "cap of 1" scenario
-        ("exercise.04-done-when.run", "steps"),  # a check that accepts the claim at step 1
-        ("replay.cli_matched", "n"),  # a recording of a run answered at once
-        ("doctor.env.ok", "n"),  # a .env holding only OLLAMA_MODEL
-        ("provider.cut_off_calls", "n"),  # a reply cut off inside its only call
-    ],
-)
+COUNTS_OF_ONE = [
+    ("guard.repeat_hint", "before"),  # Budget(max_repeats=2): refused at the 2nd call
+    ("guard.no_progress", "steps"),  # Budget(max_no_progress=1)
+    ("exercise.01-history.count", "got"),  # one number for a three-request task
+    ("exercise.loop.too_few_requests", "got"),
+    ("exercise.loop.one_short_of_cap", "got"),  # range(1, 2) with max_steps=2
+    ("exercise.02-capped-loop.ending_max_steps", "cap"),  # the "cap of 1" scenario
+    ("exercise.04-done-when.run", "steps"),  # a check that accepts the claim at step 1
+    ("replay.cli_matched", "n"),  # a recording of a run answered at once
+    ("doctor.env.ok", "n"),  # a .env holding only OLLAMA_MODEL
+    ("provider.cut_off_calls", "n"),  # a reply cut off inside its only call
+]
+
+
+@pytest.mark.parametrize("key, one", COUNTS_OF_ONE)
 def test_english_counts_of_one_are_not_plural(key, one, monkeypatch):
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     fields = {name: 3 for name in placeholders(CATALOG[key][1])}
     shown = tr(key, **{**fields, one: 1})
     assert not ONE_OF.search(shown), shown
+
+
+# "none of its 1 tool call", "1 个工具调用都": "all of them" said of a single one
+ALL_OF_ONE = {
+    "en": re.compile(r"\bnone of (?:its |the )?1\b"),
+    "zh": re.compile(r"\b1 个[^，。；（）]*都"),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("key, one", COUNTS_OF_ONE)
+def test_a_count_of_one_is_not_called_all_of_them(key, one, lang, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", lang)
+    fields = {name: 3 for name in placeholders(CATALOG[key][1])}
+    shown = tr(key, **{**fields, one: 1})
+    assert not ALL_OF_ONE[lang].search(shown), shown

@@ -112,6 +112,28 @@ def test_a_connection_dropped_mid_reply_is_said_in_words(real_env, tmp_path, str
     assert "Connection error" not in result.warnings[-1]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_service_that_closes_without_replying_is_not_said_to_cut_its_reply(
+    real_env, tmp_path, stream
+):
+    """Only a reply that began can be cut off: no byte of one came here."""
+    with FaultServer(["close"]) as server:
+        result, _ = run(server, real_env, Budget(max_retries=0), stream, tmp_path)
+    assert result.stop_reason == "model_error"
+    assert tr("model.connection_dropped") not in result.warnings[-1]
+    assert tr("model.closed_without_reply") in result.warnings[-1]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_port_that_does_not_speak_http_is_not_said_to_cut_its_reply(real_env, tmp_path, stream):
+    """A base_url at another service's port: the HTTP layer's own words say what came."""
+    with FaultServer(["banner"]) as server:
+        result, _ = run(server, real_env, Budget(max_retries=0), stream, tmp_path)
+    assert result.stop_reason == "model_error"
+    assert tr("model.connection_dropped") not in result.warnings[-1]
+    assert "illegal status line" in result.warnings[-1]
+
+
 @pytest.mark.parametrize("fault", ["500", "reset", "429:0"])
 def test_transient_faults_are_retried_within_the_budget(real_env, tmp_path, fault):
     budget = Budget(max_retries=2, retry_backoff_s=0.01)
