@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
 import httpx2
 import openai
@@ -23,6 +26,50 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "course"))
 
 REPO = Path(__file__).resolve().parents[1]
 SEED_QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类别、各类别销售额和总销售额。"
+
+
+def interrupted(
+    args: list[str], busy: Callable[[IO[str]], Any], *, group: bool = False, **popen: Any
+) -> tuple[int, str]:
+    """Start ``args``; once ``busy`` has read from its stdout the sign that it is at
+    work, press Ctrl-C (to its whole process group with ``group``, as a terminal
+    does). Returns the exit code and stderr; the child never outlives a failed check."""
+    child = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=group,  # its own process group, as a terminal's foreground job
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **popen,
+    )
+
+    def press(signal_number: int) -> None:
+        if group:
+            os.killpg(child.pid, signal_number)
+        else:
+            child.send_signal(signal_number)
+
+    try:
+        busy(child.stdout)
+        press(signal.SIGINT)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            press(signal.SIGKILL)
+            child.communicate()
+    return child.returncode, err
+
+
+def stderr_when_the_reader_leaves(args: list[str], **popen: Any) -> str:
+    """What ``args`` writes on stderr when its stdout's reader goes away at once,
+    as ``| head`` does once it has its lines."""
+    child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)
+    child.stdout.close()
+    with child.stderr:
+        err = child.stderr.read().decode("utf-8")
+    child.wait(timeout=60)
+    return err
 
 
 def can_symlink() -> bool:

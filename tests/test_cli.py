@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 from unicodedata import east_asian_width
@@ -16,6 +15,8 @@ import pytest
 from agentlab.cli import build_parser, demo_scenarios, main, parse_caps
 from agentlab.cli_parser import error_line
 from agentlab.i18n import tr
+
+from .conftest import interrupted, stderr_when_the_reader_leaves
 
 
 def test_run_prints_the_result_as_json(capsys):
@@ -299,25 +300,16 @@ def test_ctrl_c_during_a_command_is_one_line_and_exit_code_130():
         " lambda: ScriptedClient([Hang(30.0)]), sales_tools, Budget(max_seconds=60))]\n"
         "sys.exit(cli.main(['demo', '--stream']))\n"
     )
-    child = subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "AGENTLAB_LANG": "zh"},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    try:
-        for line in child.stdout:  # the scenario has started: its model is hanging now
+
+    def busy(stdout):  # the scenario has started: its model is hanging now
+        for line in stdout:
             if line.startswith("== slow"):
-                break
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=30)
-    finally:  # a failed check leaves no demo running
-        if child.poll() is None:
-            child.kill()
-            child.communicate()
-    assert child.returncode == 130, err
+                return
+
+    exit_code, err = interrupted(
+        [sys.executable, "-c", code], busy, env={**os.environ, "AGENTLAB_LANG": "zh"}
+    )
+    assert exit_code == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
     assert err.strip() == tr("cli.interrupted", prog="agentlab demo")
 
@@ -338,38 +330,21 @@ def test_ctrl_c_reaches_sweep_workers_too_and_they_print_nothing(tmp_path):
         f"sys.exit(main(['sweep', '--out', {str(tmp_path / 'out')!r}, '--workers', '2',"
         " '--n', '400']))\n"
     )
-    child = subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "AGENTLAB_LANG": "zh"},
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+
+    def busy(stdout):  # waiting on a line, not a clock: a loaded machine may take long
+        assert stdout.readline() == "pool running\n"
+
+    exit_code, err = interrupted(
+        [sys.executable, "-c", code], busy, group=True, env={**os.environ, "AGENTLAB_LANG": "zh"}
     )
-    try:
-        # waiting on a line, not a clock: a loaded machine may take long to get there
-        assert child.stdout.readline() == "pool running\n"
-        os.killpg(child.pid, signal.SIGINT)
-        out, err = child.communicate(timeout=60)
-    finally:  # a failed check leaves no sweep running
-        if child.poll() is None:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.communicate()
-    assert child.returncode == 130, err
+    assert exit_code == 130, err
     assert err.strip() == tr("cli.interrupted", prog="agentlab sweep")
 
 
 def test_output_piped_into_a_reader_that_stops_early_is_no_traceback():
     """`agentlab run ... | head -3`: the reader goes away before the JSON is all written."""
-    child = subprocess.Popen(
+    err = stderr_when_the_reader_leaves(
         [sys.executable, "-m", "agentlab", "run", "x", "--scripted", "honest_analyst"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
         env={**os.environ, "AGENTLAB_LANG": "zh"},
     )
-    child.stdout.close()  # as `head` does once it has its lines
-    with child.stderr:
-        err = child.stderr.read().decode("utf-8")
-    child.wait(timeout=60)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err

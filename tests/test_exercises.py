@@ -13,7 +13,6 @@ import functools
 import gc
 import json
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -29,7 +28,7 @@ from agentlab.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, 
 from agentlab.i18n import CATALOG, placeholders, tr
 from agentlab.tools import Tool
 
-from .conftest import REPO
+from .conftest import REPO, interrupted, stderr_when_the_reader_leaves
 
 EXERCISES = exercises()
 IDS = [e.id for e in EXERCISES]
@@ -467,31 +466,14 @@ def test_the_command_line_stops_quietly_on_ctrl_c_and_on_a_closed_pipe():
     """`... list | head` and Ctrl-C during `verify` are one line at most, never a traceback."""
     command = [sys.executable, "-m", "agentlab.exercises"]
     env = {"PATH": "/usr/bin:/bin", "AGENTLAB_RUNS_DIR": str(REPO / "runs")}
-    listing = subprocess.Popen([*command, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    listing.stdout.close()  # as `head` does once it has its lines
-    with listing.stderr:
-        err = listing.stderr.read().decode("utf-8")
-    listing.wait(timeout=60)
+    err = stderr_when_the_reader_leaves([*command, "list"])
     assert "Traceback" not in err, err
 
-    checking = subprocess.Popen(
-        [*command, "verify", "--verbose"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=REPO,
-        env=env,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    try:
-        checking.stdout.readline()  # the first verdict is out: it is checking now
-        checking.send_signal(signal.SIGINT)
-        out, err = checking.communicate(timeout=60)
-    finally:  # a failed check leaves no verify running
-        if checking.poll() is None:
-            checking.kill()
-            checking.communicate()
-    assert checking.returncode == 130, err
+    def busy(stdout):  # the first verdict is out: it is checking now
+        stdout.readline()
+
+    exit_code, err = interrupted([*command, "verify", "--verbose"], busy, cwd=REPO, env=env)
+    assert exit_code == 130, err
     assert err.strip() == tr("cli.interrupted", prog="python -m agentlab.exercises verify")
 
 
