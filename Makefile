@@ -21,7 +21,7 @@ OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg tests notebooks
-	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(PY) -m agentlab.exercises verify
+	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(PY) -m agentlab exercises verify
 
 # Root (as in many containers) must say --allow-root; others need not.
 lab: $(STAMP)

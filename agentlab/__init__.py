@@ -41,9 +41,9 @@ Importing ``agentlab`` does not import pandas or matplotlib.
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .budget import DEFAULT_MAX_STEPS, DEMO_MAX_STEPS, Budget
-from .loop import run_agent
-from .result import OUTCOMES, STOP_REASONS, RunResult
+from .loop.agent import run_agent
+from .loop.budget import DEFAULT_MAX_STEPS, DEMO_MAX_STEPS, Budget
+from .loop.result import OUTCOMES, STOP_REASONS, RunResult
 
 __all__ = [
     "DEFAULT_MAX_STEPS",

@@ -12,7 +12,7 @@ Two ways to bound a piece of work:
   ThreadPoolExecutor()`` would: its exit joins the worker), but it cannot stop
   it either. Python has no way to kill a thread: the work goes on in the
   background, like a JavaScript promise that ignores its AbortSignal.
-- :func:`~agentlab.isolation.run_in_child` (in ``isolation.py``) runs it in a
+- :func:`~agentlab.tools.isolation.run_in_child` (in ``isolation.py``) runs it in a
   child process and kills it when time is up. That is the only way to really
   stop code that hangs and ignores every request to stop.
 

@@ -1455,7 +1455,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "检查会用脚本化模型跑 6 个场景：正常完成、工具出错、一次两个调用、未知工具、"
         "从不停下的模型（每次一个调用、每次两个调用各一个）。"
         "它看模型**每一次**收到的历史，和参考循环 "
-        "`agentlab.minimal_loop` 逐条比较，指出第一处不对。",
+        "`agentlab.loop.minimal` 逐条比较，指出第一处不对。",
         "**Write your own agent loop.** Complete `my_loop(task, client, tools, max_steps)` "
         "so that it returns the full list of `messages`:\n\n"
         "1. start from two messages, `[system, user]`;\n"
@@ -1475,7 +1475,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the other for two). "
         "It looks at the history the model "
         "received at **every** request, compares it with the reference loop "
-        "`agentlab.minimal_loop` and names the first difference.",
+        "`agentlab.loop.minimal` and names the first difference.",
     ),
     "exercise.01-loop.hint": (
         "先写最简单的情况：请求一次，没有 tool_calls 就返回；再加上执行工具、追加 tool 消息。"
@@ -3605,6 +3605,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "replay.no_transcript": (
         "课程的服务商语料里没有 {name}（见 agentlab/data/providers）",
         "the course's provider corpus has no {name} (see agentlab/data/providers)",
+    ),
+    "exercise.cli.help": (
+        "练习：list 列出所有练习，verify 检验每个练习的检查",
+        "exercises: list prints them, verify checks every check",
     ),
     "exercise.cli.list": ("列出所有练习", "print every exercise"),
     "exercise.cli.verify": (

@@ -34,8 +34,8 @@ import time
 
 from agentlab import Budget, run_agent
 from agentlab.clients import Hang, ScriptedClient, call, say
-from agentlab.faults import fault_tools, sleep_for, slow_check
-from agentlab.isolation import run_in_child, shutdown
+from agentlab.course.faults import fault_tools, sleep_for, slow_check
+from agentlab.tools.isolation import run_in_child, shutdown
 
 METHODS = ("spawn", "fork server")
 PHASES = ("decide", "tool", "complete")

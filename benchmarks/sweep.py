@@ -16,7 +16,7 @@ import os
 import platform
 import time
 
-from agentlab.experiments import make_population, sweep
+from agentlab.course.experiments import make_population, sweep
 
 CAPS = range(1, 31)
 TARGET_STEPS = 10_000

@@ -45,7 +45,14 @@ from agentlab.clients import (
     scripted,
 )
 from agentlab.clients.recording import ReplayClient, corpus_recording
-from agentlab.faults import HangingTool, fault_tools, flaky, keeps_calling, slow_check, wanders
+from agentlab.course.faults import (
+    HangingTool,
+    fault_tools,
+    flaky,
+    keeps_calling,
+    slow_check,
+    wanders,
+)
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
 from agentlab.tools.sales import COURSE_DATA_DIR
 
@@ -430,8 +437,8 @@ def expected(result: RunResult) -> dict[str, Any]:
 
 def main(out: Path) -> None:
     """Play every scenario with traces; write the viewer pages, one display page, expectations."""
-    from agentlab.cli import main as cli_main
-    from agentlab.display import html_page, run_html
+    from agentlab.course.display import html_page, run_html
+    from agentlab.ops.cli import main as cli_main
 
     runs = course_runs(out / "runs")
     viewer = out / "viewer"

@@ -18,16 +18,16 @@ from pathlib import Path
 import pytest
 
 from agentlab import Budget, run_agent
-from agentlab.budget import DeadlineGuard, NoProgressGuard, TokenGuard
 from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall, call, say
 from agentlab.clients.behaviours import honest_analyst, scripted
+from agentlab.course.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
 from agentlab.deadline import Deadline, TimedOut, run_within
-from agentlab.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
 from agentlab.i18n import tr
-from agentlab.result import RunState, fingerprint
+from agentlab.loop.budget import DeadlineGuard, NoProgressGuard, TokenGuard
+from agentlab.loop.result import RunState, fingerprint
+from agentlab.loop.trace import Trace, read_trace
 from agentlab.tools import Tool, ToolRegistry, error, ok, sales_tools
 from agentlab.tools.registry import call_key
-from agentlab.trace import Trace, read_trace
 
 from .conftest import assert_well_formed
 
@@ -155,7 +155,7 @@ def test_hung_isolated_tool_is_killed_and_its_process_is_gone(faults, tmp_path):
 
 
 def test_isolated_tools_that_finish_return_their_result(tmp_path):
-    from agentlab.faults import _HangIsolated
+    from agentlab.course.faults import _HangIsolated
 
     quick = Tool("quick", "sleep briefly in a child", {}, _HangIsolated(0.0), isolated=True)
     result = run(

@@ -9,7 +9,7 @@ import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import Reply, ScriptedClient, ToolCall, say, scripted
-from agentlab.straight_line import straight_line
+from agentlab.course.straight_line import straight_line
 from agentlab.tools import file_tools
 
 TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"

@@ -12,9 +12,9 @@ from unicodedata import east_asian_width
 import pandas as pd
 import pytest
 
-from agentlab.cli import build_parser, demo_scenarios, main, parse_caps
-from agentlab.cli_parser import error_line
 from agentlab.i18n import tr
+from agentlab.ops.cli import build_parser, demo_scenarios, main, parse_caps
+from agentlab.ops.cli_parser import error_line
 
 from .conftest import interrupted, stderr_when_the_reader_leaves
 
@@ -226,13 +226,12 @@ def test_every_option_with_a_default_says_it_in_its_help():
     assert not silent, silent
 
 
-@pytest.mark.parametrize("module", ["agentlab", "agentlab.exercises"])
-def test_output_that_cannot_take_chinese_gets_utf8_instead_of_a_crash(module):
+@pytest.mark.parametrize("command", [["demo"], ["exercises", "list"]])
+def test_output_that_cannot_take_chinese_gets_utf8_instead_of_a_crash(command):
     """A Windows pipe or redirect on a Western locale is cp1252; the commands
     switched such output to UTF-8 rather than raising UnicodeEncodeError."""
-    command = "demo" if module == "agentlab" else "list"
     done = subprocess.run(
-        [sys.executable, "-m", module, command],
+        [sys.executable, "-m", "agentlab", *command],
         capture_output=True,
         env={**os.environ, "PYTHONIOENCODING": "cp1252", "AGENTLAB_LANG": "zh"},
         check=False,
@@ -292,7 +291,7 @@ def test_ctrl_c_during_a_command_is_one_line_and_exit_code_130():
     """An instructor stopping a live demo with Ctrl-C gets a sentence, not a traceback."""
     code = (
         "import sys\n"
-        "import agentlab.cli as cli\n"
+        "import agentlab.ops.cli as cli\n"
         "from agentlab import Budget\n"
         "from agentlab.clients import Hang, ScriptedClient\n"
         "from agentlab.tools import sales_tools\n"
@@ -322,7 +321,7 @@ def test_ctrl_c_reaches_sweep_workers_too_and_they_print_nothing(tmp_path):
     code = (
         "import sys\n"
         "import tqdm\n"
-        "from agentlab.cli import main\n"
+        "from agentlab.ops.cli import main\n"
         "def started(batches, **options):  # the pool is up: say so, then hand out the work\n"
         "    print('pool running', flush=True)\n"
         "    return batches\n"

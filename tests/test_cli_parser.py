@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from agentlab.cli_parser import CourseParser, add_commands, translated
 from agentlab.i18n import set_language, tr
+from agentlab.ops.cli_parser import CourseParser, add_commands, translated
 
 
 def build(parser_class: type[argparse.ArgumentParser]) -> argparse.ArgumentParser:

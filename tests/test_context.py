@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agentlab.context import fit_result, fold_history, shrink_text
-from agentlab.faults import huge_log
+from agentlab.course.faults import huge_log
 from agentlab.i18n import tr
+from agentlab.loop.context import fit_result, fold_history, shrink_text
 from agentlab.tools import error, ok
 
 pieces = st.sampled_from(list('abc xyz\n"\\\t') + ["错误", "销售额", "é", "ERROR fail\n"])

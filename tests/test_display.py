@@ -23,14 +23,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentlab import OUTCOMES, Budget, palette, run_agent
-from agentlab.cli import main
-from agentlab.cli_parser import error_line
+from agentlab import OUTCOMES, Budget, run_agent
 from agentlab.clients import ScriptedClient, call, say
-from agentlab.display import meaning, run_html, trace_html
+from agentlab.course import palette
+from agentlab.course.display import meaning, run_html, trace_html
 from agentlab.i18n import CATALOG, placeholders
+from agentlab.loop.trace import read_trace
+from agentlab.ops.cli import main
+from agentlab.ops.cli_parser import error_line
 from agentlab.tools import Tool, ToolRegistry, ok
-from agentlab.trace import read_trace
 
 from .display_scenarios import ALL as SCENARIOS
 from .display_scenarios import DEADLINE_S, course_runs

@@ -19,7 +19,8 @@ import matplotlib
 import pytest
 
 from agentlab.clients import ModelConfigError, load_settings
-from agentlab.doctor import (
+from agentlab.i18n import tr
+from agentlab.ops.doctor import (
     Finding,
     check_env_file,
     check_font,
@@ -31,7 +32,6 @@ from agentlab.doctor import (
     installed_version,
     render,
 )
-from agentlab.i18n import tr
 
 from .fault_server import FaultServer
 

@@ -20,11 +20,11 @@ import time
 
 import pytest
 
-import agentlab.exercises as api
+import agentlab.course.exercises as api
 import agentlab.tools.files as library_module
-from agentlab.exercises import CheckResult, check, exercises, hint, show
-from agentlab.exercises.__main__ import main, starter_answer
-from agentlab.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, judge, passed
+from agentlab.course.exercises import CheckResult, check, exercises, hint, show
+from agentlab.ops.exercises import main, starter_answer
+from agentlab.course.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, judge, passed
 from agentlab.i18n import CATALOG, placeholders, tr
 from agentlab.tools import Tool
 
@@ -231,7 +231,7 @@ def test_the_exercise_texts_are_complete_in_both_languages():
 def key_patterns() -> tuple[set[str], list[re.Pattern]]:
     """Every string literal in agentlab/exercises, and every f-string as a pattern."""
     literals, patterns = set(), []
-    for path in (REPO / "agentlab" / "exercises").glob("*.py"):
+    for path in (REPO / "agentlab" / "course" / "exercises").glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 literals.add(node.value)
@@ -408,8 +408,8 @@ def test_an_answer_raising_an_exception_that_cannot_be_written_out_is_blamed_on_
 
 def test_completion_from_the_widest_runs_matches_a_real_sweep():
     """ch05 reads completion at any cap off one run per task at cap 24; a real sweep agrees."""
-    from agentlab.exercises import ch05
-    from agentlab.experiments import summarize
+    from agentlab.course.exercises import ch05
+    from agentlab.course.experiments import summarize
 
     caps = (5, 12)
     summary = summarize(ch05._results(ch05.CHAPTER_SEED, caps)).set_index("cap")
@@ -418,14 +418,14 @@ def test_completion_from_the_widest_runs_matches_a_real_sweep():
 
 
 def test_importing_the_exercises_does_not_load_pandas():
-    code = "import sys, agentlab.exercises; print('pandas' in sys.modules)"
+    code = "import sys, agentlab.course.exercises; print('pandas' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False" and out.stderr == ""
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "agentlab.exercises", *args],
+        [sys.executable, "-m", "agentlab", "exercises", *args],
         capture_output=True,
         text=True,
         cwd=REPO,
@@ -464,7 +464,7 @@ def test_the_command_line_lists_and_verifies():
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 def test_the_command_line_stops_quietly_on_ctrl_c_and_on_a_closed_pipe():
     """`... list | head` and Ctrl-C during `verify` are one line at most, never a traceback."""
-    command = [sys.executable, "-m", "agentlab.exercises"]
+    command = [sys.executable, "-m", "agentlab", "exercises"]
     env = {"PATH": "/usr/bin:/bin", "AGENTLAB_RUNS_DIR": str(REPO / "runs")}
     err = stderr_when_the_reader_leaves([*command, "list"])
     assert "Traceback" not in err, err
@@ -474,7 +474,7 @@ def test_the_command_line_stops_quietly_on_ctrl_c_and_on_a_closed_pipe():
 
     exit_code, err = interrupted([*command, "verify", "--verbose"], busy, cwd=REPO, env=env)
     assert exit_code == 130, err
-    assert err.strip() == tr("cli.interrupted", prog="python -m agentlab.exercises verify")
+    assert err.strip() == tr("cli.interrupted", prog="agentlab exercises verify")
 
 
 def test_verify_fails_when_a_check_misjudges(monkeypatch, capsys):
@@ -588,7 +588,7 @@ def _own_code_with_write_text(registry, box):
     ],
 )
 def test_the_librarys_writer_is_found_however_it_is_reached(answer, flagged):
-    from agentlab.exercises.ch01 import _library_functions_used
+    from agentlab.course.exercises.ch01 import _library_functions_used
 
     assert bool(_library_functions_used(answer)) is flagged
 
@@ -597,7 +597,7 @@ def test_the_librarys_writer_is_found_however_it_is_reached(answer, flagged):
 
 
 def test_history_left_over_from_an_earlier_run_is_named_as_such():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     kept = [{"role": "system", "content": "助手"}]  # outlives one call, like a global
 
@@ -659,7 +659,7 @@ def test_an_absolute_path_that_got_through_is_shown():
 
 def _loop_whose_calls_are(convert):
     """Chapter 01's loop, with each tool call of the history written as ``convert(tc)``."""
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     def my_loop(task, client, tools, max_steps):
         messages = [{"role": "user", "content": task}]
@@ -698,7 +698,7 @@ def test_a_tool_call_that_is_not_a_dict_is_named_as_such(convert, kind, monkeypa
 
 
 def test_a_tool_call_that_is_not_a_dict_gets_its_own_words_in_any_history():
-    from agentlab.exercises.loops import _history_problem, normalise
+    from agentlab.course.exercises.loops import _history_problem, normalise
 
     call = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
     expected = normalise({"role": "assistant", "content": None, "tool_calls": [call]})
@@ -714,8 +714,8 @@ def test_sdk_tool_call_objects_in_the_returned_messages_count_as_their_dicts():
 
 
 def test_returned_messages_with_a_tool_call_that_is_not_a_dict_are_named_as_such():
-    from agentlab.exercises.core import Judged
-    from agentlab.exercises.loops import HONEST, check_returned_messages, reference_run
+    from agentlab.course.exercises.core import Judged
+    from agentlab.course.exercises.loops import HONEST, check_returned_messages, reference_run
 
     ref, _ = reference_run(HONEST)
     returned = [dict(m) for m in ref.returned]
@@ -728,7 +728,7 @@ def test_returned_messages_with_a_tool_call_that_is_not_a_dict_are_named_as_such
 
 
 def test_a_stub_test_that_catches_its_own_assertion_is_told_so():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("02-stub-test"), wrong.stub_test_catches_its_assertion)
     assert verdict.status == WRONG and tr("exercise.02-stub-test.caught") in verdict.detail
@@ -756,14 +756,14 @@ def test_english_feedback_has_no_full_width_punctuation(exercise_id, monkeypatch
 
 
 def test_a_loop_that_swallows_the_checkers_stop_is_told_it_has_no_cap():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("01-loop"), wrong.loop_swallows_the_stop)
     assert verdict.status == WRONG and "没有步数上限" in verdict.detail, verdict.detail
 
 
 def test_an_ending_that_is_not_a_string_is_told_so():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("02-capped-loop"), wrong.capped_ending_as_bool)
     assert verdict.status == WRONG, verdict.detail
@@ -775,7 +775,7 @@ def test_an_ending_that_is_not_a_string_is_told_so():
     [("NoProgressSaysWords", "返回了 'continue'"), ("NoProgressForgetsReturn", "返回了 None")],
 )
 def test_after_step_must_return_true_or_false(name, said):
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("03-no-progress"), getattr(wrong, name))
     assert verdict.status == WRONG, verdict.detail
@@ -783,7 +783,7 @@ def test_after_step_must_return_true_or_false(name, said):
 
 
 def test_state_shared_through_the_class_is_named_every_time():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     first, again = (judge(api.get("03-no-progress"), wrong.NoProgressSharedByClass) for _ in "12")
     assert first == again and first.status == WRONG
@@ -791,7 +791,7 @@ def test_state_shared_through_the_class_is_named_every_time():
 
 
 def test_a_deadline_whose_left_ignores_the_clock_is_told_so():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("03-deadline"), wrong.DeadlineLeftReadsItsOwnClock)
     assert verdict.status == WRONG and "left()" in verdict.detail, verdict.detail
@@ -799,14 +799,14 @@ def test_a_deadline_whose_left_ignores_the_clock_is_told_so():
 
 
 def test_a_later_request_without_tools_is_named():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("01-loop"), wrong.loop_tools_on_the_first_request_only)
     assert verdict.status == WRONG and "第 2 次请求没有带 tools=" in verdict.detail, verdict.detail
 
 
 def test_arguments_sent_back_as_a_dict_are_named_not_a_scripted_model_error():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("01-loop"), wrong.loop_arguments_as_dicts)
     assert verdict.status == WRONG and "arguments 是 dict" in verdict.detail, verdict.detail
@@ -814,7 +814,7 @@ def test_arguments_sent_back_as_a_dict_are_named_not_a_scripted_model_error():
 
 
 def test_a_loop_that_returns_a_pair_is_told_to_return_the_messages():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("01-loop"), wrong.loop_returns_a_pair)
     assert verdict.status == WRONG and "一对" in verdict.detail, verdict.detail
@@ -823,7 +823,7 @@ def test_a_loop_that_returns_a_pair_is_told_to_return_the_messages():
 
 def _recursive_loop(task, client, tools, max_steps, messages=None):
     """No system prompt, recursion for the loop, a "name" on each tool message."""
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     messages = messages or [{"role": "user", "content": task}]
     if max_steps == 0:
@@ -842,7 +842,7 @@ def _recursive_loop(task, client, tools, max_steps, messages=None):
 
 def _sdk_message_loop(task, client, tools, max_steps):
     """The SDK's own message object put back into the history, as many tutorials do."""
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     messages = [{"role": "user", "content": task}]
     for _ in range(max_steps):
@@ -915,7 +915,7 @@ def test_right_answers_written_another_way_pass(exercise_id, answer):
 
 
 def test_a_tool_that_forgets_the_box_is_told_so_and_writes_nothing_here(tmp_path, monkeypatch):
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     monkeypatch.chdir(tmp_path)  # the notebook's folder
     verdict = judge(api.get("01-append-text"), wrong.append_forgets_the_box)
@@ -928,7 +928,7 @@ def test_a_tool_that_forgets_the_box_is_told_so_and_writes_nothing_here(tmp_path
     [("DeadlineSkipsWhenNoneLeft", "返回了 None"), ("DeadlineRaisesTimeoutError", "TimeoutError")],
 )
 def test_a_run_that_does_not_raise_timed_out_is_told_why(name, said):
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("03-deadline"), getattr(wrong, name))
     assert verdict.status == WRONG and said in verdict.detail, verdict.detail
@@ -938,7 +938,7 @@ def test_a_run_that_does_not_raise_timed_out_is_told_why(name, said):
 def test_a_numpy_bool_from_after_step_is_a_bool():
     import numpy as np
 
-    from agentlab.exercises import solutions
+    from agentlab.course.exercises import solutions
 
     class NoProgress(solutions.NoProgress):
         def after_step(self, fingerprints):
@@ -949,14 +949,14 @@ def test_a_numpy_bool_from_after_step_is_a_bool():
 
 
 def test_a_history_from_a_client_of_its_own_is_told_to_use_the_one_given():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("01-history"), wrong.history_of_its_own_client)
     assert verdict.status == WRONG and "传进来的 client" in verdict.detail, verdict.detail
 
 
 def test_fragments_joined_in_the_api_shape_are_told_the_shape_asked_for():
-    from agentlab.exercises import wrong
+    from agentlab.course.exercises import wrong
 
     verdict = judge(api.get("01-fragments"), wrong.fragments_in_the_api_shape)
     assert verdict.status == WRONG and "最外层" in verdict.detail, verdict.detail
@@ -1000,13 +1000,13 @@ def test_a_keyboard_interrupt_in_student_code_still_stops_the_check():
     [
         (
             "01-loop",
-            "agentlab.exercises.ch01:LOOP_SCENARIOS",
+            "agentlab.course.exercises.ch01:LOOP_SCENARIOS",
             "{n} 个场景",
             "{n} scripted scenarios",
         ),
         (
             "02-capped-loop",
-            "agentlab.exercises.ch02:CAPPED_SCENARIOS",
+            "agentlab.course.exercises.ch02:CAPPED_SCENARIOS",
             "{cn}个场景",
             "{word} scenarios",
         ),
@@ -1029,7 +1029,7 @@ def test_a_prompt_says_how_many_scenarios_its_check_runs(
 def test_a_student_tool_that_never_returns_is_a_timeout_not_a_tool_exception():
     from types import SimpleNamespace
 
-    from agentlab.exercises import solutions
+    from agentlab.course.exercises import solutions
 
     def endless(rel_path, text):
         while True:
@@ -1047,7 +1047,7 @@ def test_a_student_tool_that_never_returns_is_a_timeout_not_a_tool_exception():
 
 def test_pick_cap_answered_with_the_library_itself_passes():
     # Every case's target is one smallest_cap accepts (0 < target <= 1).
-    from agentlab.experiments import smallest_cap
+    from agentlab.course.experiments import smallest_cap
 
     verdict = judge(api.get("05-pick-cap"), lambda summary, target: smallest_cap(summary, target))
     assert verdict.status == PASSED, verdict.detail

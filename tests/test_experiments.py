@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from agentlab import Budget
-from agentlab.experiments import (
+from agentlab.course.experiments import (
     KINDS,
     TaskProfile,
     make_population,
@@ -200,7 +200,7 @@ def test_bad_caps(caps):
 
 
 def test_bootstrap_caps_spread_and_their_interval():
-    from agentlab.experiments import bootstrap_caps, cap_interval
+    from agentlab.course.experiments import bootstrap_caps, cap_interval
 
     results = sweep(make_population(30, seed=0), range(1, 25))
     found = bootstrap_caps(results, 0.95, draws=300, seed=0)
@@ -238,7 +238,7 @@ def test_the_longest_tasks_are_rare_but_drawn():
 def test_the_repeat_guard_stops_the_repeater_but_not_the_runaway():
     """with_repeat_guard adds seed 002's rule: the repeater stops at its 4th identical
     call; the runaway asks for a new step each time, so only the cap ends it."""
-    from agentlab.experiments import with_repeat_guard
+    from agentlab.course.experiments import with_repeat_guard
 
     repeater = run_profile(TaskProfile(0, "repeater", 1), 12, with_repeat_guard(12))
     runaway = run_profile(TaskProfile(1, "runaway", 1), 12, with_repeat_guard(12))
@@ -297,7 +297,7 @@ def _hand_sweep(needed: dict[int, int | None], caps: range) -> pd.DataFrame:
 def test_bootstrap_samples_with_replacement_and_reaches_an_exact_target():
     """Tasks needing 1..10 steps, target 100 %: each sample's answer is its longest task,
     so answers vary (drawn with replacement) and 10 is the most common one."""
-    from agentlab.experiments import bootstrap_caps
+    from agentlab.course.experiments import bootstrap_caps
 
     results = _hand_sweep({i: i + 1 for i in range(10)}, range(1, 11))
     found = bootstrap_caps(results, 1.0, draws=400, seed=0)
@@ -309,7 +309,7 @@ def test_bootstrap_samples_with_replacement_and_reaches_an_exact_target():
 def test_bootstrap_resamples_all_tasks_not_only_those_that_could_complete():
     """One completable task among ten: a sample without it (about (9/10)^10 = 35 % of
     them) reaches the target at no cap, which is None."""
-    from agentlab.experiments import bootstrap_caps
+    from agentlab.course.experiments import bootstrap_caps
 
     results = _hand_sweep({0: 3, **{i: None for i in range(1, 10)}}, range(1, 6))
     found = bootstrap_caps(results, 0.95, draws=1000, seed=0)
@@ -329,7 +329,7 @@ def test_one_number_for_caps_is_told_to_be_a_list_of_them(caps):
 @pytest.mark.parametrize("target", [95, 0, -0.5, 1.01, "0.95", None])
 def test_a_target_that_is_not_a_completion_rate_is_refused_naming_it(target):
     """TARGET = 95 (a percentage) would make every cap "not good enough": say so."""
-    from agentlab.experiments import bootstrap_caps
+    from agentlab.course.experiments import bootstrap_caps
 
     results = sweep(make_population(4, seed=1), [2, 8])
     for pick in (lambda: smallest_cap(summarize(results), target),
@@ -340,7 +340,7 @@ def test_a_target_that_is_not_a_completion_rate_is_refused_naming_it(target):
 
 
 def test_an_empty_list_of_caps_has_no_interval_and_says_so():
-    from agentlab.experiments import cap_interval
+    from agentlab.course.experiments import cap_interval
     from agentlab.i18n import tr
 
     with pytest.raises(ValueError, match=tr("experiments.no_caps")):

@@ -15,8 +15,8 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from agentlab.experiments import make_population, smallest_cap, summarize, sweep
-from agentlab.explorer import OUTCOME_COLOURS, VEGALITE_MIMETYPE, cap_explorer
+from agentlab.course.experiments import make_population, smallest_cap, summarize, sweep
+from agentlab.course.explorer import OUTCOME_COLOURS, VEGALITE_MIMETYPE, cap_explorer
 
 CAPS = range(1, 17)  # small: the browser check uses chapter 05's 30 tasks x 24 caps
 

@@ -19,8 +19,8 @@ import pytest
 import agentlab
 from agentlab import OUTCOMES, STOP_REASONS, Budget, run_agent
 from agentlab.clients import scripted
-from agentlab.failures import TOOL_ERROR_CLASSES
 from agentlab.i18n import CATALOG, language, placeholders, set_language, tr
+from agentlab.model.failures import TOOL_ERROR_CLASSES
 from agentlab.tools import sales_tools
 
 PACKAGE = Path(agentlab.__file__).parent
@@ -170,7 +170,7 @@ def test_an_unreachable_model_is_named_by_the_os_error_under_it():
     import httpx2
     import openai
 
-    from agentlab.failures import failure_from
+    from agentlab.model.failures import failure_from
 
     request = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
     try:

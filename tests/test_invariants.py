@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 
 from agentlab import OUTCOMES, STOP_REASONS, Budget, RunResult, run_agent
 from agentlab.clients import Hang, HttpError, Reply, ScriptedClient, ToolCall
-from agentlab.result import BUDGET_STOPS
+from agentlab.loop.result import BUDGET_STOPS
+from agentlab.loop.trace import read_trace
 from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.tools.registry import error
-from agentlab.trace import read_trace
 
 from .conftest import assert_well_formed
 

@@ -27,11 +27,11 @@ import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import ScriptedClient, call, say
+from agentlab.course.faults import _HangIsolated, sleep_for
 from agentlab.deadline import TimedOut, run_within, threads_available
-from agentlab.faults import _HangIsolated, sleep_for
 from agentlab.i18n import set_language, tr
-from agentlab.isolation import kill_signal_name, run_in_child, shutdown, start_method
 from agentlab.tools import Tool, ToolRegistry, ok
+from agentlab.tools.isolation import kill_signal_name, run_in_child, shutdown, start_method
 
 SAFETY = 1.0
 NO_ARGS: dict = {}
@@ -268,7 +268,7 @@ def test_process_exists_tells_a_live_process_from_a_reaped_one():
     import subprocess
     import sys
 
-    from agentlab.isolation import process_exists
+    from agentlab.tools.isolation import process_exists
 
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()  # exited and reaped

@@ -15,10 +15,10 @@ import httpx2
 import pytest
 
 from agentlab import Budget, run_agent
-from agentlab.failures import MAX_MESSAGE_CHARS, shown_safely
 from agentlab.i18n import tr
+from agentlab.loop.trace import read_trace
+from agentlab.model.failures import MAX_MESSAGE_CHARS, shown_safely
 from agentlab.tools import Tool, ToolRegistry, ok
-from agentlab.trace import read_trace
 
 from .conftest import assert_well_formed, plain_client
 

@@ -1,6 +1,6 @@
 """The one-screen loop students read and ``run_agent`` build the same history.
 
-The minbpe move: ``agentlab.minimal_loop`` is the reference, and on every
+The minbpe move: ``agentlab.loop.minimal`` is the reference, and on every
 honest scenario ``run_agent`` (streamed or not) must send the model exactly
 the messages the reference sends — same roles, order, tool_call_ids and
 contents, compared as whole message dicts. Where they part ways on purpose
@@ -15,7 +15,7 @@ import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import Reply, ScriptedClient, ToolCall, say, scripted
-from agentlab.minimal_loop import minimal_loop
+from agentlab.loop.minimal import minimal_loop
 from agentlab.tools import file_tools, sales_tools, sandbox_copy
 
 from .conftest import SEED_QUESTION, assert_well_formed
@@ -132,5 +132,5 @@ def test_the_minimal_loop_is_one_file_to_read():
     def run():
         result["run"] = minimal_loop(SEED_QUESTION, client, tools, 4)
 
-    assert files_entered(run) == {"minimal_loop.py", "tools/registry.py", "deadline.py"}
+    assert files_entered(run) == {"loop/minimal.py", "tools/registry.py", "deadline.py"}
     assert result["run"].ending == "answered"

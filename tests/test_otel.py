@@ -32,10 +32,10 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from agentlab import Budget, RunResult, run_agent
 from agentlab.clients import ScriptedClient, say
-from agentlab.faults import fault_tools, keeps_calling
-from agentlab.otel import FALLBACK_ORIGIN, SCHEMA_URL, SEMCONV_VERSION, export_trace, lay_out
+from agentlab.course.faults import fault_tools, keeps_calling
+from agentlab.loop.trace import read_trace
+from agentlab.ops.otel import FALLBACK_ORIGIN, SCHEMA_URL, SEMCONV_VERSION, export_trace, lay_out
 from agentlab.tools import ToolRegistry
-from agentlab.trace import read_trace
 
 from .display_scenarios import scenarios as course_scenarios
 
@@ -452,7 +452,7 @@ def test_bad_sources_get_clear_errors(tmp_path):
 
 
 def test_importing_agentlab_and_its_otel_module_does_not_import_opentelemetry():
-    code = "import sys, agentlab, agentlab.otel; print('opentelemetry' in sys.modules)"
+    code = "import sys, agentlab, agentlab.ops.otel; print('opentelemetry' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -461,7 +461,7 @@ def test_importing_agentlab_and_its_otel_module_does_not_import_opentelemetry():
 def test_without_opentelemetry_export_says_how_to_install_it(lang, words):
     code = (
         "import sys; sys.modules['opentelemetry'] = None\n"  # as if it were not installed
-        "from agentlab.otel import export_trace\n"
+        "from agentlab.ops.otel import export_trace\n"
         "try:\n    export_trace([])\nexcept ImportError as exc:\n    print(exc)\n"
     )
     out = subprocess.run(

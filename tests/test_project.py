@@ -108,7 +108,7 @@ def test_chinese_chart_labels_render_with_a_real_font(tmp_path):
 
     from agentlab import Budget, run_agent
     from agentlab.clients import scripted
-    from agentlab.report import chinese_font, plot_steps_by_outcome
+    from agentlab.course.report import chinese_font, plot_steps_by_outcome
     from agentlab.tools import sales_tools
 
     runs = {

@@ -49,11 +49,11 @@ def test_one_run_of_the_sales_analyst_enters_seven_files():
     entered = files_entered(run)
     assert result["run"].outcome == "completed"
     assert entered == {
-        "loop.py",
-        "budget.py",
-        "request.py",
+        "loop/agent.py",
+        "loop/budget.py",
+        "model/request.py",
         "tools/registry.py",
         "deadline.py",
-        "result.py",
-        "trace.py",
+        "loop/result.py",
+        "loop/trace.py",
     }

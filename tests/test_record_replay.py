@@ -20,7 +20,6 @@ import openai
 import pytest
 
 from agentlab import Budget, run_agent
-from agentlab.cli import main
 from agentlab.clients import RecordingError, ReplayClient, recording
 from agentlab.clients.recording import (
     FORMAT,
@@ -30,6 +29,7 @@ from agentlab.clients.recording import (
     load_recording,
 )
 from agentlab.i18n import tr
+from agentlab.ops.cli import main
 
 from .fault_server import FaultServer
 from .providers.replay_server import TranscriptServer, canned, final_answer

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agentlab.experiments import task_tools
-from agentlab.faults import fault_tools
+from agentlab.course.experiments import task_tools
+from agentlab.course.faults import fault_tools
 from agentlab.i18n import json_reason, tr
 from agentlab.tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
 from agentlab.tools.registry import MAX_NESTING, call_key, schema_problem, too_deep

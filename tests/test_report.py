@@ -17,10 +17,9 @@ import pytest
 from agentlab import Budget, run_agent
 from agentlab.clients import ScriptedClient, scripted
 from agentlab.clients.script import say
-from agentlab.experiments import smallest_cap
-from agentlab.i18n import tr
-from agentlab.palette import outcome_label
-from agentlab.report import (
+from agentlab.course.experiments import smallest_cap
+from agentlab.course.palette import outcome_label
+from agentlab.course.report import (
     messages_sent,
     outcome_table,
     phase_spans,
@@ -33,6 +32,7 @@ from agentlab.report import (
     readable,
     style_outcomes,
 )
+from agentlab.i18n import tr
 from agentlab.tools import sales_tools
 
 QUESTION = "分析 sales.csv"

@@ -9,7 +9,7 @@ import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import HttpError, ScriptedClient, say
-from agentlab.request import post_chat, request_body
+from agentlab.model.request import post_chat, request_body
 from agentlab.tools import ToolRegistry, file_tools, sales_tools
 
 from .conftest import plain_client

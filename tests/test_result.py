@@ -10,9 +10,9 @@ from pathlib import Path
 
 from agentlab import Budget, run_agent
 from agentlab.clients import HttpError, Reply, ScriptedClient, ToolCall, call, say
-from agentlab.faults import fault_tools, keeps_calling
+from agentlab.course.faults import fault_tools, keeps_calling
+from agentlab.loop.trace import read_trace
 from agentlab.tools import Tool, ToolRegistry, error, ok
-from agentlab.trace import read_trace
 
 
 def echo_tools() -> ToolRegistry:

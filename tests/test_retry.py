@@ -15,16 +15,16 @@ from types import SimpleNamespace
 import pytest
 
 from agentlab import Budget
-from agentlab.failures import (
+from agentlab.i18n import tr
+from agentlab.loop.result import Stop
+from agentlab.model.failures import (
     ModelFailure,
     model_failure_class,
     retry_after,
     tool_error_class,
     without_secret,
 )
-from agentlab.i18n import tr
-from agentlab.result import Stop
-from agentlab.retry import MAX_RETRY_WAIT_S, retry_wait
+from agentlab.model.retry import MAX_RETRY_WAIT_S, retry_wait
 
 
 @dataclass

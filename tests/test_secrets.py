@@ -24,10 +24,11 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from nbclient import NotebookClient
 
-from agentlab import Budget, failures, run_agent
+from agentlab import Budget, run_agent
 from agentlab.clients import ModelConfigError, from_env, load_settings
-from agentlab.failures import without_secret
-from agentlab.streaming import ShownWithoutKey
+from agentlab.model import failures
+from agentlab.model.failures import without_secret
+from agentlab.model.streaming import ShownWithoutKey
 from agentlab.tools import sales_tools
 from agentlab.tools.registry import Tool, ToolRegistry, ok
 
@@ -275,7 +276,7 @@ def test_a_run_keeps_no_copy_of_the_key_whatever_the_model_or_a_tool_says(
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from agentlab.otel import export_trace
+    from agentlab.ops.otel import export_trace
 
     spans, provider = InMemorySpanExporter(), TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(spans))

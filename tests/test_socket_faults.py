@@ -19,8 +19,8 @@ import pytest
 from agentlab import Budget, run_agent
 from agentlab.clients import from_env
 from agentlab.i18n import tr
+from agentlab.loop.trace import read_trace
 from agentlab.tools import ToolRegistry
-from agentlab.trace import read_trace
 
 from .fault_server import FaultServer
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from agentlab import Budget, run_agent
 from agentlab.clients import Chunking, HttpError, Reply, ScriptedClient, ToolCall, call, say
 from agentlab.clients.behaviours import honest_analyst, todo_clerk
-from agentlab.request import request_turn
-from agentlab.streaming import ToolCallAssembler
+from agentlab.model.request import request_turn
+from agentlab.model.streaming import ToolCallAssembler
 from agentlab.tools import file_tools, sales_tools
 
 TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"
@@ -211,7 +211,7 @@ def test_streamed_text_is_shown_as_it_arrives(capsys):
 
 @pytest.mark.parametrize("value", [None, "", "x", {"city": "北京"}, [1, 2], 3, 1.5, True])
 def test_both_copies_of_as_text_agree(value):
-    from agentlab import request, streaming
+    from agentlab.model import request, streaming
 
     assert request.as_text(value) == streaming.as_text(value)
 

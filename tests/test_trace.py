@@ -11,8 +11,8 @@ from pathlib import Path
 
 from agentlab import Budget, run_agent
 from agentlab.clients import ScriptedClient, call, say, scripted
+from agentlab.loop.trace import read_trace
 from agentlab.tools import Tool, ToolRegistry, ok, sales_tools
-from agentlab.trace import read_trace
 
 QUESTION = "分析 sales.csv"
 

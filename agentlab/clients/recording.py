@@ -70,8 +70,8 @@ from typing import Any
 import httpx2
 from openai import OpenAI
 
-from ..failures import without_secret, without_secret_in
 from ..i18n import reason, tr
+from ..model.failures import without_secret, without_secret_in
 from .real import url_without_secrets
 
 FORMAT = "agentlab-recording/1"

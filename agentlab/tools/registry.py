@@ -46,7 +46,7 @@ from typing import Any
 
 from ..deadline import TimedOut, run_within
 from ..i18n import described, json_reason, tr
-from ..isolation import kill_signal_name, run_in_child
+from .isolation import kill_signal_name, run_in_child
 
 # Arguments and results nested deeper than this are refused: no tool needs it,
 # and the argument check, json.dumps and truncation all follow nesting on

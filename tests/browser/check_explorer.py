@@ -1,6 +1,6 @@
 """The cap explorer's slider really redraws the chart, in JupyterLab, in Chromium.
 
-``agentlab.explorer.cap_explorer`` promises a chart whose slider works with
+``agentlab.course.explorer.cap_explorer`` promises a chart whose slider works with
 no kernel behind it. This check, run by ``make browser-test`` after
 ``check_notebooks.py`` (whose JupyterLab and browser helpers it reuses):
 
@@ -43,8 +43,8 @@ from shared import CHROMIUM_FLAGS, ROOT, Lab, fontconfig_with_cjk  # noqa: E402
 NOTEBOOK = "zz_cap_explorer.ipynb"
 START_CAP, TARGET_CAP = 4, 13  # the slider starts at 4 and is dragged to 13
 CELLS = [
-    "from agentlab.experiments import make_population, sweep\n"
-    "from agentlab.explorer import cap_explorer\n"
+    "from agentlab.course.experiments import make_population, sweep\n"
+    "from agentlab.course.explorer import cap_explorer\n"
     "\n"
     "results = sweep(make_population(30, seed=0), range(1, 25))",
     f"cap_explorer(results, initial_cap={START_CAP})",

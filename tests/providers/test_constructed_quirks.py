@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from agentlab import STOP_REASONS, Budget, RunResult, run_agent
 from agentlab.i18n import tr
-from agentlab.request import ModelTurn, request_turn
+from agentlab.model.request import ModelTurn, request_turn
 from agentlab.tools import Tool, ToolRegistry, ok
 
 from ..conftest import assert_well_formed, plain_client
@@ -891,7 +891,7 @@ def test_a_stream_labelled_as_json_is_called_a_stream_not_a_json_document():
     ids=["pretty", "stray-done", "sse", "no-objects", "list", "html"],
 )
 def test_json_payloads_finds_the_objects_in_either_framing(text, expected):
-    from agentlab.quirks import json_payloads
+    from agentlab.model.quirks import json_payloads
 
     assert json_payloads(text) == expected
 
@@ -906,7 +906,7 @@ DEEP = "[" * 100_000
     ids=["document", "data-line", "closed"],
 )
 def test_json_payloads_treats_json_nested_too_deep_as_not_json(text):
-    from agentlab.quirks import json_document, json_payloads
+    from agentlab.model.quirks import json_document, json_payloads
 
     assert json_payloads(text) == [] and json_document(text) is None
 

@@ -25,7 +25,7 @@ import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import estimate_tokens
-from agentlab.request import ModelTurn, request_turn
+from agentlab.model.request import ModelTurn, request_turn
 from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.tools.sales import COURSE_DATA_DIR
 

@@ -38,12 +38,12 @@ sys.path.insert(0, str(REPO))  # inside Pyodide agentlab is copied there, not in
 
 from agentlab import STOP_REASONS, Budget, RunResult, run_agent  # noqa: E402
 from agentlab.clients import ScriptedClient, call, never_stops, say, scripted  # noqa: E402
-from agentlab.faults import sleep_for  # noqa: E402
+from agentlab.course.faults import sleep_for  # noqa: E402
 from agentlab.i18n import tr  # noqa: E402
+from agentlab.loop.trace import read_trace  # noqa: E402
 from agentlab.tools import Tool, ToolRegistry, sales_tools  # noqa: E402
 from agentlab.tools.sales import COURSE_DATA_DIR  # noqa: E402
 from agentlab.tools.sandbox import NOFOLLOW_OPENS  # noqa: E402
-from agentlab.trace import read_trace  # noqa: E402
 
 NO_THREADS = sys.platform == "emscripten" or "--no-threads" in sys.argv[1:]
 TASK = "分析 data/input/sales.csv，哪个类别销售额最高？"

@@ -1,0 +1,117 @@
+"""Checked exercises for the chapter notebooks.
+
+In a notebook::
+
+    from agentlab.course.exercises import check, hint, show
+
+    show("01-loop")             # the task, in Chinese (AGENTLAB_LANG=en: English)
+    # ... the student's cell defines my_loop ...
+    check("01-loop", my_loop)   # prints ✅ 通过：… / 还没完成：… / 不对：…
+    hint("01-loop")             # prints a hint
+
+``check`` never raises, whatever the answer is (``None``, a wrong type, a
+function that raises, hangs or loops forever): it prints one line of
+feedback that names the first thing that is wrong, and returns a
+:class:`CheckResult` with ``.passed`` and ``.message``. A notebook cell that
+ends with ``check(...)`` shows the feedback once: the result has an
+``_ipython_display_`` that shows nothing (the line was already printed), and
+its ``repr`` outside IPython is one short line, ``CheckResult('01-loop',
+passed=True)``.
+
+What the check runs is hidden: student code runs with its output captured,
+so debug prints inside a checked function do not show (call the function
+yourself to see them).
+
+``exercises(chapter)`` lists the exercises; ``python -m agentlab.course.exercises
+list`` and ``verify`` do the same from a terminal. Reference answers live in
+:mod:`agentlab.course.exercises.solutions`, plausible wrong ones in
+:mod:`agentlab.course.exercises.wrong`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...i18n import tr
+from .core import DEFAULT_TIME_LIMIT_S, NOT_DONE, PASSED, Exercise, Verdict, judge
+from .index import EXERCISES
+
+__all__ = ["CheckResult", "Exercise", "check", "exercises", "get", "hint", "show"]
+
+
+@dataclass(frozen=True, repr=False)
+class CheckResult:
+    """The outcome of one :func:`check`: ``passed`` and the ``message`` that was printed."""
+
+    exercise: str
+    passed: bool
+    status: str  # "passed" | "not_done" | "wrong" | "error" (the check broke)
+    message: str
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.exercise!r}, passed={self.passed})"
+
+    def _ipython_display_(self) -> None:
+        """Show nothing: :func:`check` has already printed the message."""
+
+
+def exercises(chapter: str | None = None) -> list[Exercise]:
+    """Every exercise, or those of one chapter (``"01"`` ... ``"05"``)."""
+    return [e for e in EXERCISES if chapter is None or e.chapter == str(chapter).zfill(2)]
+
+
+def get(exercise_id: str) -> Exercise | None:
+    return next((e for e in EXERCISES if e.id == exercise_id), None)
+
+
+def check(
+    exercise_id: str, answer: Any, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S
+) -> CheckResult:
+    """Check ``answer`` for the exercise ``exercise_id``; print and return the verdict.
+
+    ``time_limit_s`` bounds all the student code the check runs, together.
+    """
+    exercise = get(exercise_id) if isinstance(exercise_id, str) else None
+    if exercise is None:
+        known = ", ".join(e.id for e in EXERCISES)
+        message = tr(
+            "exercise.result.wrong", detail=tr("exercise.unknown", id=exercise_id, known=known)
+        )
+        print(message)
+        return CheckResult(str(exercise_id), False, "wrong", message)
+    verdict = judge(exercise, answer, time_limit_s)
+    message = render(verdict)
+    print(message)
+    return CheckResult(exercise.id, verdict.status == PASSED, verdict.status, message)
+
+
+def render(verdict: Verdict) -> str:
+    """The printed line: ✅ 通过：… / 还没完成：… / 不对：…"""
+    key = {PASSED: "exercise.result.passed", NOT_DONE: "exercise.result.not_done"}.get(
+        verdict.status, "exercise.result.wrong"
+    )
+    return tr(key, detail=verdict.detail)
+
+
+def hint(exercise_id: str) -> None:
+    """Print the exercise's hint."""
+    exercise = get(exercise_id)
+    if exercise is None:
+        known = ", ".join(e.id for e in EXERCISES)
+        print(tr("exercise.unknown", id=exercise_id, known=known))
+        return
+    print(tr("exercise.hint.header", id=exercise.id))
+    print(exercise.hint)
+
+
+def show(exercise_id: str) -> None:
+    """Print the exercise's title and task (the markdown a notebook shows)."""
+    exercise = get(exercise_id)
+    if exercise is None:
+        known = ", ".join(e.id for e in EXERCISES)
+        print(tr("exercise.unknown", id=exercise_id, known=known))
+        return
+    print(tr("exercise.show.header", id=exercise.id, title=exercise.title))
+    print()
+    print(exercise.prompt)

@@ -1,0 +1,645 @@
+"""Chapter 03 exercises: repeated calls, no progress, one deadline, abandoning vs killing.
+
+``03-deadline`` is the core one: the student writes the remaining-time
+logic of ONE absolute deadline. It is judged on structure first, with a
+fake clock (what does ``left()`` give after 30 ms, 60 ms, 1 s?), so the
+verdict does not depend on how busy the machine is; then against a hanging
+scripted model (``Hang``) and a hanging tool with real time, with margins
+of tens of milliseconds that a correct answer clears by construction.
+
+Checks only; reference and wrong answers live in ``solutions.py`` and
+``wrong.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import numbers
+import time
+import uuid
+from typing import Any
+
+from ... import Budget, run_agent
+from ...clients import Conversation, Hang, Reply, ScriptedClient, call
+from ...deadline import TimedOut
+from ...i18n import tr
+from ..faults import HangingTool, fault_tools, keeps_calling, wanders
+from . import solutions, wrong
+from .core import (
+    Exercise,
+    Verdict,
+    need_callable,
+    need_prediction,
+    passed,
+    predict,
+    run_student,
+    shown,
+    type_name,
+)
+from .core import wrong as wrong_verdict
+
+# -- 03-repeat-key ----------------------------------------------------------------------
+
+REPEAT_KEY_STARTER = '''\
+import json
+import posixpath
+
+def repeat_key(name, arguments_json):
+    """同一个调用只有一个写法：工具名 + 归一化之后的参数，返回一个字符串。
+
+    - JSON 里的空格、键的顺序不影响结果；
+    - 名字以 path 结尾的参数按路径规范化（"./sales.csv" 和 "sales.csv" 是同一个）；
+    - 参数不是合法 JSON 时也不能抛异常（原样用它的文本）。
+    """
+    raise NotImplementedError("在这里写")
+'''
+
+# (reason key, call a, call b, must the keys be equal?)
+REPEAT_PAIRS = (
+    (
+        "spaces",
+        ("analyze_csv", '{"relative_path": "sales.csv"}'),
+        ("analyze_csv", '{ "relative_path":"sales.csv" }'),
+        True,
+    ),
+    (
+        "key_order",
+        ("write_text", '{"rel_path": "a.md", "text": "x"}'),
+        ("write_text", '{"text": "x", "rel_path": "a.md"}'),
+        True,
+    ),
+    (
+        "dot_path",
+        ("analyze_csv", '{"relative_path": "./sales.csv"}'),
+        ("analyze_csv", '{"relative_path": "sales.csv"}'),
+        True,
+    ),
+    (
+        "other_file",
+        ("analyze_csv", '{"relative_path": "sales.csv"}'),
+        ("analyze_csv", '{"relative_path": "sales_2023.csv"}'),
+        False,
+    ),
+    (
+        "other_tool",
+        ("read_text", '{"rel_path": "a.md"}'),
+        ("list_dir", '{"rel_path": "a.md"}'),
+        False,
+    ),
+    (
+        "parent_dir",
+        ("read_text", '{"rel_path": "../secret.md"}'),
+        ("read_text", '{"rel_path": "secret.md"}'),
+        False,
+    ),
+    ("types", ("do_step", '{"n": 1}'), ("do_step", '{"n": "1"}'), False),
+    (
+        "not_a_path",
+        ("write_text", '{"rel_path": "a.md", "text": "./x"}'),
+        ("write_text", '{"rel_path": "a.md", "text": "x"}'),
+        False,
+    ),
+    # broken JSON: its own text is the key, with the tool's name (not the name alone, not "")
+    (
+        "broken_tool",
+        ("analyze_csv", '{"relative_path": '),
+        ("read_text", '{"relative_path": '),
+        False,
+    ),
+    (
+        "broken_text",
+        ("analyze_csv", '{"relative_path": '),
+        ("analyze_csv", '{"relative_path": "sales'),
+        False,
+    ),
+)
+
+
+def check_repeat_key(answer: Any) -> Verdict:
+    need_callable(answer, "repeat_key")
+    broken = ("analyze_csv", '{"relative_path": ')
+    key = run_student(answer, *broken, what=tr("exercise.03-repeat-key.what", call=_call(broken)))
+    if not isinstance(key, str):
+        return wrong_verdict(tr("exercise.03-repeat-key.not_str", got=type_name(key)))
+    for reason, a, b, same in REPEAT_PAIRS:
+        key_a = run_student(answer, *a, what=tr("exercise.03-repeat-key.what", call=_call(a)))
+        key_b = run_student(answer, *b, what=tr("exercise.03-repeat-key.what", call=_call(b)))
+        if not isinstance(key_a, str) or not isinstance(key_b, str):
+            return wrong_verdict(tr("exercise.03-repeat-key.not_str", got=type_name(key_a)))
+        if (key_a == key_b) != same:
+            verdict = "same" if same else "different"
+            return wrong_verdict(
+                tr(
+                    f"exercise.03-repeat-key.{verdict}",
+                    a=_call(a),
+                    b=_call(b),
+                    reason=tr(f"exercise.03-repeat-key.reason.{reason}"),
+                )
+            )
+    return passed(tr("exercise.03-repeat-key.passed"))
+
+
+def _call(call_: tuple[str, str]) -> str:
+    return f"{call_[0]}({call_[1]})"
+
+
+# -- 03-no-progress -----------------------------------------------------------------------
+
+NO_PROGRESS_STARTER = '''\
+class NoProgress:
+    """连续 limit 步都没有带来新的结果指纹，就该停了。"""
+
+    def __init__(self, limit):
+        self.limit = limit
+        raise NotImplementedError("记下需要的状态")
+
+    def after_step(self, fingerprints):
+        """fingerprints：这一步所有工具结果的指纹（字符串列表，可能为空）。
+        返回 True 表示该停了，False 表示继续。"""
+        raise NotImplementedError("在这里写")
+'''
+
+# (fingerprints of each step, limit, the step at which it must say stop)
+NO_PROGRESS_SEQUENCES = (
+    ([["a"], ["b"], ["a"], ["b"], ["a"], ["b"], ["a"]], 4, 6),
+    ([["a"], ["a"], ["a"], ["b"], ["b"], ["b"], ["b"], ["b"]], 3, 7),
+    ([["a"], ["a"], ["a"], ["a"], ["a"]], 3, 4),
+    ([["a", "b"], ["b", "c"], ["c"], ["c"], ["a"]], 2, 4),
+    ([["a"], [], [], ["b"], [], []], 2, 3),
+)
+
+
+def check_no_progress(answer: Any) -> Verdict:
+    need_callable(answer, "NoProgress")
+    shared = _shared_by_the_class(answer)
+    if shared:
+        return wrong_verdict(tr("exercise.03-no-progress.class_state", name=shared))
+    for steps, limit, expected in NO_PROGRESS_SEQUENCES:
+        sequence = shown(steps, 120)
+        what = tr("exercise.03-no-progress.what", sequence=sequence, limit=limit)
+        counter = run_student(answer, limit, what=what)
+        if not callable(getattr(counter, "after_step", None)):
+            return wrong_verdict(
+                tr("exercise.03-no-progress.not_a_counter", limit=limit, got=type_name(counter))
+            )
+        stopped_at = None
+        for number, fingerprints in enumerate(steps, start=1):
+            stop = run_student(counter.after_step, list(fingerprints), what=what)
+            # "continue" is as true as "stop"; numpy's bool is a bool too
+            if not isinstance(stop, bool | int) and type(stop).__module__ != "numpy":
+                return wrong_verdict(
+                    tr(
+                        "exercise.03-no-progress.not_bool",
+                        sequence=sequence,
+                        step=number,
+                        got=shown(stop),
+                    )
+                )
+            if stop:
+                stopped_at = number
+                break
+        if stopped_at != expected:
+            key = "never" if stopped_at is None else "early" if stopped_at < expected else "late"
+            return wrong_verdict(
+                tr(
+                    f"exercise.03-no-progress.{key}",
+                    sequence=sequence,
+                    limit=limit,
+                    expected=expected,
+                    got=stopped_at,
+                )
+            )
+    return passed(tr("exercise.03-no-progress.passed", count=len(NO_PROGRESS_SEQUENCES)))
+
+
+def _shared_by_the_class(answer: Any) -> str | None:
+    """The name of a list, set or dict kept on the class that ``after_step`` changes: one
+    object shared by every counter, so a new counter starts with what others saw.
+
+    Probed with a fingerprint never used before, so the answer is the same however many
+    counters the student's class has already made."""
+    if not isinstance(answer, type):
+        return None
+    kept = {
+        name: copy.copy(value)
+        for name, value in vars(answer).items()
+        if isinstance(value, list | set | dict)
+    }
+    if not kept:
+        return None
+    what = tr("exercise.03-no-progress.what", sequence="[[…]]", limit=2)
+    counter = run_student(answer, 2, what=what)
+    if callable(getattr(counter, "after_step", None)):
+        run_student(counter.after_step, [f"probe-{uuid.uuid4().hex}"], what=what)
+    return next((name for name, before in kept.items() if vars(answer)[name] != before), None)
+
+
+# -- 03-deadline -------------------------------------------------------------------------
+
+DEADLINE_STARTER = '''\
+import time
+from agentlab.deadline import run_within
+
+class SharedDeadline:
+    """整次运行只有一个截止时间：创建时开始计时，之后每个阶段只拿剩下的时间。"""
+
+    def __init__(self, seconds, clock=time.monotonic):
+        self.seconds = seconds
+        self.clock = clock  # 读时间一律用 self.clock()：检查时会换成一个假时钟
+        raise NotImplementedError("在这里定下截止时间")
+
+    def left(self):
+        """还剩多少秒（不小于 0）。"""
+        raise NotImplementedError("在这里算剩余时间")
+
+    def run(self, work, name):
+        """在剩余时间内运行 work()；时间到了 run_within 会抛出 TimedOut。"""
+        return run_within(work, self.left(), name)
+'''
+
+FAKE_BUDGET_S = 0.1  # the deadline under the fake clock
+REAL_BUDGET_S = 0.3  # the deadline the real-time part runs under
+MODEL_TAKES_S = 0.05  # the scripted model's delay before it asks for the hanging tool
+HANG_S = 0.6  # how long the hanging model and tool would take
+# After the model's 50 ms, a shared deadline has at most 250 ms left; a fresh per-phase
+# budget has the whole 300 ms. Halfway between, 25 ms from either: no timing luck involved.
+# (The 250 ms the model request may take beyond its 50 ms is the margin for a busy machine.)
+FRESH_BUDGET_ABOVE_S = REAL_BUDGET_S - MODEL_TAKES_S / 2
+
+
+class FakeClock:
+    """A clock the check moves by hand, counting how often it is read."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return self.now
+
+
+def check_deadline(answer: Any) -> Verdict:
+    need_callable(answer, "SharedDeadline")
+    for part in (_check_with_fake_clock, _check_with_real_hangs, _check_run_gives_what_is_left):
+        verdict = part(answer)
+        if verdict is not None:
+            return verdict
+    return passed(tr("exercise.03-deadline.passed"))
+
+
+def _check_with_fake_clock(answer: Any) -> Verdict | None:
+    clock = FakeClock(100.0)
+    what = tr("exercise.03-deadline.what_fake")
+    deadline = run_student(answer, FAKE_BUDGET_S, clock, what=what)
+    reads_at_start = clock.reads
+    lefts = []
+    for now in (100.03, 100.06, 101.0):
+        clock.now = now
+        lefts.append(run_student(deadline.left, what=what))
+    if clock.reads == 0:
+        full = all(
+            isinstance(v, numbers.Real) and not isinstance(v, bool) and v == FAKE_BUDGET_S
+            for v in lefts
+        )
+        if full:  # left() is just self.seconds: the budget never shrinks
+            return wrong_verdict(tr("exercise.03-deadline.full_no_clock", budget=FAKE_BUDGET_S))
+        return wrong_verdict(tr("exercise.03-deadline.no_clock"))
+    if clock.reads == reads_at_start:  # read once, at the start: left() cannot see time pass
+        return wrong_verdict(tr("exercise.03-deadline.left_no_clock"))
+    for value in lefts:
+        if not isinstance(value, numbers.Real) or isinstance(value, bool):
+            return wrong_verdict(tr("exercise.03-deadline.not_number", got=type_name(value)))
+    first, second, last = (float(v) for v in lefts)
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) < 1e-6
+
+    if near(first, FAKE_BUDGET_S) and near(second, FAKE_BUDGET_S):
+        return wrong_verdict(tr("exercise.03-deadline.per_phase", budget=FAKE_BUDGET_S))
+    if near(first, FAKE_BUDGET_S) and near(second, FAKE_BUDGET_S - 0.03):
+        return wrong_verdict(tr("exercise.03-deadline.lazy_start"))
+    if last < 0:
+        return wrong_verdict(tr("exercise.03-deadline.negative", got=round(last, 6)))
+    for after, expected, got in ((0.03, 0.07, first), (0.06, 0.04, second), (1.0, 0.0, last)):
+        if not near(got, expected):
+            return wrong_verdict(
+                tr("exercise.03-deadline.left", after=after, expected=expected, got=round(got, 6))
+            )
+    return None
+
+
+def _check_run_gives_what_is_left(answer: Any) -> Verdict | None:
+    # With 10 ms left, a 30 ms job must time out; given the whole 100 ms it would return,
+    # 70 ms early: no timing luck either way.
+    clock = FakeClock(100.0)
+    what = tr("exercise.03-deadline.what_fake")
+    deadline = run_student(answer, FAKE_BUDGET_S, clock, what=what)
+    clock.now = 100.0 + FAKE_BUDGET_S - 0.01
+    job = functools.partial(time.sleep, 0.03)
+    outcome = run_student(_attempt, deadline, job, "tool", what=what)
+    if outcome != "timed_out":
+        return _not_timed_out(outcome, "exercise.03-deadline.run_not_left", left=0.01, job=0.03)
+    # Past the deadline: run() still raises TimedOut, it does not quietly skip the work.
+    clock.now = 100.0 + FAKE_BUDGET_S + 1.0
+    outcome = run_student(_attempt, deadline, job, "tool", what=what)
+    if outcome == "other_timeout":
+        return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
+    if outcome == "returned":  # e.g. run_within(work, self.left() or None): no limit at 0 s
+        return wrong_verdict(tr("exercise.03-deadline.none_left_ran"))
+    if outcome != "timed_out":
+        return wrong_verdict(tr("exercise.03-deadline.none_left_skipped"))
+    return None
+
+
+def _attempt(deadline: Any, work: Any, name: str) -> str:
+    """Run ``deadline.run(work, name)``: "returned", "timed_out", "other_timeout" (a
+    TimeoutError that is not TimedOut), or "swallowed" (run() returned, yet the work had
+    not finished: a TimedOut was caught and dropped, or the work skipped)."""
+    finished: list[bool] = []
+
+    def tracked() -> Any:
+        value = work()
+        finished.append(True)
+        return value
+
+    try:
+        deadline.run(tracked, name)
+    except TimedOut:
+        return "timed_out"
+    except TimeoutError:  # concurrent.futures' or asyncio's: not what the loop catches
+        return "other_timeout"
+    return "returned" if finished else "swallowed"
+
+
+def _not_timed_out(outcome: str, key: str, **fields: Any) -> Verdict:
+    """The verdict for a run() that should have raised TimedOut and did not."""
+    if outcome == "other_timeout":
+        return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
+    if outcome == "swallowed":
+        return wrong_verdict(tr("exercise.03-deadline.swallowed"))
+    return wrong_verdict(tr(key, **fields))
+
+
+def _check_with_real_hangs(answer: Any) -> Verdict | None:
+    # A model that takes 50 ms, then asks for a tool that hangs: one 300 ms deadline.
+    what = tr("exercise.03-deadline.what_real")
+    deadline = run_student(answer, REAL_BUDGET_S, what=what)
+    model = ScriptedClient([Hang(MODEL_TAKES_S, then=call("hang"))])
+    decided = run_student(_attempt, deadline, lambda: _ask(model), "decide", what=what)
+    if decided != "returned":
+        return wrong_verdict(tr("exercise.03-deadline.decide_cut"))
+    left = run_student(deadline.left, what=what)
+    if not isinstance(left, numbers.Real) or left > FRESH_BUDGET_ABOVE_S:
+        return wrong_verdict(
+            tr("exercise.03-deadline.per_phase_real", budget=REAL_BUDGET_S, model=MODEL_TAKES_S)
+        )
+    tool = HangingTool(HANG_S)
+    outcome = run_student(_attempt, deadline, tool, "tool", what=what)
+    if outcome != "timed_out":
+        return _not_timed_out(outcome, "exercise.03-deadline.tool_waited", hang=HANG_S)
+    # A model that hangs: the decide phase must give up at the deadline.
+    deadline = run_student(answer, MODEL_TAKES_S, what=what)
+    silent = ScriptedClient([Hang(HANG_S)])
+    outcome = run_student(_attempt, deadline, lambda: _ask(silent), "decide", what=what)
+    if outcome != "timed_out":
+        return _not_timed_out(outcome, "exercise.03-deadline.model_waited", hang=HANG_S)
+    return None
+
+
+def _ask(client: ScriptedClient) -> Any:
+    return client.chat.completions.create(
+        model="agentlab-scripted", messages=[{"role": "user", "content": "等构建结果"}]
+    )
+
+
+# -- predict, then run ------------------------------------------------------------------
+
+
+def alternate_jobs(conversation: Conversation) -> Reply:
+    """Polls job "a", then "b", then "a" ... never answering."""
+    return call("same_result", job="a" if conversation.request_number % 2 else "b")
+
+
+PREDICT_ALTERNATE_STARTER = """\
+# 模型交替轮询两个任务：same_result(job="a")、same_result(job="b")、a、b……从不回答。
+# 预算是 Budget.seed_table()：第 3 次相同调用拒绝、第 4 次停止；连续 4 步没有进展就停止。
+prediction_alternate = {
+    "stop_reason": ...,              # repeat_call 还是 no_progress？
+    "steps": ...,
+    "repeated_call_refusals": ...,   # 被 REPEATED_CALL 拒绝了几次？
+}
+"""
+
+
+def check_predict_alternate(answer: Any) -> Verdict:
+    need_prediction(answer, ["stop_reason", "steps", "repeated_call_refusals"])
+    run = run_agent(
+        "等两个构建跑完",
+        client=ScriptedClient(alternate_jobs),
+        tools=fault_tools()[0],
+        budget=Budget.seed_table(),
+        trace_dir=False,
+    )
+    actual = {
+        "stop_reason": run.stop_reason,
+        "steps": run.steps,
+        "repeated_call_refusals": _count_code(run.tool_results, "REPEATED_CALL"),
+    }
+    return predict("03-predict-alternate", answer, actual)
+
+
+def _count_code(records: list[dict[str, Any]], code: str) -> int:
+    return sum(1 for r in records if (r["result"].get("error") or {}).get("code") == code)
+
+
+PREDICT_NO_PROGRESS_STARTER = """\
+# 模型每次换一个镜像调用 always_fails（参数从不重复），工具每次都返回同一个错误。
+# 预算是 Budget.seed_table(max_no_progress=2)。先预测。
+prediction_no_progress = {
+    "stop_reason": ...,
+    "steps": ...,
+    "tool_errors": ...,
+}
+"""
+
+
+def check_predict_no_progress(answer: Any) -> Verdict:
+    need_prediction(answer, ["stop_reason", "steps", "tool_errors"])
+    run = run_agent(
+        "取回报表",
+        client=ScriptedClient(wanders("always_fails", "mirror")),
+        tools=fault_tools()[0],
+        budget=Budget.seed_table(max_no_progress=2),
+        trace_dir=False,
+    )
+    actual = {"stop_reason": run.stop_reason, "steps": run.steps, "tool_errors": run.tool_errors}
+    return predict("03-predict-no-progress", answer, actual)
+
+
+PREDICT_THRESHOLD_STARTER = """\
+# 模型每一轮都轮询同一个任务 same_result(job="nightly")，只是写法不同
+# （JSON 里的空格和缩进）。预算是 Budget.seed_table()。先预测。
+prediction_threshold = {
+    "stop_reason": ...,
+    "steps": ...,
+    "refused_at_step": ...,   # 第几步的调用被 REPEATED_CALL 拒绝（没有执行）？
+}
+"""
+
+
+def check_predict_threshold(answer: Any) -> Verdict:
+    need_prediction(answer, ["stop_reason", "steps", "refused_at_step"])
+    run = run_agent(
+        "等夜间构建跑完",
+        client=ScriptedClient(keeps_calling("same_result", {"job": "nightly"})),
+        tools=fault_tools()[0],
+        budget=Budget.seed_table(),
+        trace_dir=False,
+    )
+    refused = [
+        r["step"]
+        for r in run.tool_results
+        if (r["result"].get("error") or {}).get("code") == "REPEATED_CALL"
+    ]
+    actual = {
+        "stop_reason": run.stop_reason,
+        "steps": run.steps,
+        "refused_at_step": refused[0] if refused else None,
+    }
+    return predict("03-predict-threshold", answer, actual)
+
+
+PREDICT_ABANDON_STARTER = """\
+# 同一个挂住的工具跑两次：一次在进程内（hang），一次声明 isolated=True（hang_isolated）。
+# 两次运行都有截止时间。先预测。
+prediction_abandon = {
+    "stop_reason": ...,
+    "phase": ...,                  # 卡在哪个阶段：decide / tool / complete
+    "in_process_code": ...,        # 进程内那次，工具结果的错误码
+    "in_process_still_running": ..., # 运行返回之后，那个工具还在跑吗？True / False
+    "isolated_code": ...,          # 隔离那次的错误码
+    "isolated_exitcode": ...,      # 子进程的退出码
+}
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def abandon_runs() -> tuple[tuple[str, Any], ...]:
+    """Both hanging-tool runs, once per process: each waits out its budget (0.1 s,
+    0.3 s), the isolated one may start the fork server first (``isolation.py``),
+    and what they show does not change between calls."""
+    faults, hanging = fault_tools(hang_seconds=1.0)
+    in_process = run_agent(
+        "x",
+        client=ScriptedClient([call("hang")]),
+        tools=faults,
+        budget=Budget(max_seconds=0.1),
+        trace_dir=False,
+    )
+    # the tool thread may start late on a busy machine; it runs for 1 s once started
+    still_running = hanging.started.wait(1.0) and not hanging.finished.is_set()
+    isolated = run_agent(
+        "x",
+        client=ScriptedClient([call("hang_isolated")]),
+        tools=faults,
+        budget=Budget(max_seconds=0.3),
+        trace_dir=False,
+    )
+    record = isolated.tool_results[-1]
+    return (
+        ("stop_reason", in_process.stop_reason),
+        ("phase", in_process.phase),
+        ("in_process_code", in_process.tool_results[-1]["result"]["error"]["code"]),
+        ("in_process_still_running", still_running),
+        ("isolated_code", record["result"]["error"]["code"]),
+        ("isolated_exitcode", (record["process"] or {}).get("exitcode")),
+    )
+
+
+def check_predict_abandon(answer: Any) -> Verdict:
+    fields = [
+        "stop_reason",
+        "phase",
+        "in_process_code",
+        "in_process_still_running",
+        "isolated_code",
+        "isolated_exitcode",
+    ]
+    need_prediction(answer, fields)
+    return predict("03-predict-abandon", answer, dict(abandon_runs()))
+
+
+EXERCISES = [
+    Exercise(
+        "03-repeat-key",
+        "03",
+        "code",
+        "repeat_key",
+        REPEAT_KEY_STARTER,
+        check_repeat_key,
+        solutions.repeat_key,
+        wrong.REPEAT_KEY,
+    ),
+    Exercise(
+        "03-no-progress",
+        "03",
+        "code",
+        "NoProgress",
+        NO_PROGRESS_STARTER,
+        check_no_progress,
+        solutions.NoProgress,
+        wrong.NO_PROGRESS,
+    ),
+    Exercise(
+        "03-deadline",
+        "03",
+        "code",
+        "SharedDeadline",
+        DEADLINE_STARTER,
+        check_deadline,
+        solutions.SharedDeadline,
+        wrong.DEADLINE,
+    ),
+    Exercise(
+        "03-predict-alternate",
+        "03",
+        "predict",
+        "prediction_alternate",
+        PREDICT_ALTERNATE_STARTER,
+        check_predict_alternate,
+        solutions.PREDICT_ALTERNATE,
+        wrong.PREDICT_ALTERNATE,
+    ),
+    Exercise(
+        "03-predict-no-progress",
+        "03",
+        "predict",
+        "prediction_no_progress",
+        PREDICT_NO_PROGRESS_STARTER,
+        check_predict_no_progress,
+        solutions.PREDICT_NO_PROGRESS,
+        wrong.PREDICT_NO_PROGRESS,
+    ),
+    Exercise(
+        "03-predict-threshold",
+        "03",
+        "predict",
+        "prediction_threshold",
+        PREDICT_THRESHOLD_STARTER,
+        check_predict_threshold,
+        solutions.PREDICT_THRESHOLD,
+        wrong.PREDICT_THRESHOLD,
+    ),
+    Exercise(
+        "03-predict-abandon",
+        "03",
+        "predict",
+        "prediction_abandon",
+        PREDICT_ABANDON_STARTER,
+        check_predict_abandon,
+        solutions.PREDICT_ABANDON,
+        wrong.PREDICT_ABANDON,
+    ),
+]

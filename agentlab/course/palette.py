@@ -1,0 +1,115 @@
+"""The course's one colour palette: outcomes, phases and statuses.
+
+Colours come from the Okabe–Ito palette, chosen so that readers with the
+common forms of colour blindness can still tell them apart (the old
+green/red pair could not be). Colour is never the only signal: every outcome
+also has a matplotlib ``marker``, a ``hatch`` and a text ``symbol`` (the same
+shape as the marker), and every badge that uses these colours also says the
+code in words.
+
+``INK`` gives, for each colour, the text colour that stays readable on it
+(WCAG contrast of at least 4.5 : 1).
+
+This module only holds values (and :func:`outcome_label`, the words every
+legend shows): it imports neither matplotlib nor pandas, so the HTML display
+can use it without loading them. It draws nothing.
+"""
+
+from __future__ import annotations
+
+from ..i18n import tr
+
+# Okabe & Ito (2008), "Color Universal Design".
+BLUISH_GREEN = "#009E73"
+ORANGE = "#E69F00"
+VERMILLION = "#D55E00"
+REDDISH_PURPLE = "#CC79A7"
+BLUE = "#0072B2"
+SKY_BLUE = "#56B4E9"
+YELLOW = "#F0E442"
+GREY = "#999999"
+BLACK = "#000000"
+WHITE = "#FFFFFF"
+
+OUTCOME_COLORS = {
+    "completed": BLUISH_GREEN,
+    "tool_error": ORANGE,
+    "budget_exhausted": VERMILLION,
+    "model_error": REDDISH_PURPLE,
+    "invalid_task": GREY,
+}
+# matplotlib marker and hatch per outcome: the shape tells what the colour tells.
+OUTCOME_MARKERS = {
+    "completed": "o",
+    "tool_error": "^",
+    "budget_exhausted": "s",
+    "model_error": "D",
+    "invalid_task": "X",
+}
+OUTCOME_HATCHES = {
+    "completed": "",
+    "tool_error": "//",
+    "budget_exhausted": "xx",
+    "model_error": "..",
+    "invalid_task": "--",
+}
+# The marker's shape as a character, for text and HTML.
+OUTCOME_SYMBOLS = {
+    "completed": "●",
+    "tool_error": "▲",
+    "budget_exhausted": "■",
+    "model_error": "◆",
+    "invalid_task": "✕",
+}
+
+PHASE_COLORS = {"decide": BLUE, "tool": ORANGE, "complete": REDDISH_PURPLE}
+PHASE_HATCHES = {"decide": "", "tool": "//", "complete": ".."}
+
+# Run status (completed/failed), tool status (ok/error), and what a guard or
+# the completion check decided about a call or an answer.
+STATUS_COLORS = {
+    "completed": BLUISH_GREEN,
+    "failed": VERMILLION,
+    "ok": BLUISH_GREEN,
+    "error": VERMILLION,
+    "refused": REDDISH_PURPLE,
+    "not_run": GREY,
+    "done": BLUISH_GREEN,
+    "not_done": ORANGE,
+    "timeout": VERMILLION,
+}
+STATUS_SYMBOLS = {
+    "completed": "✓",
+    "failed": "✗",
+    "ok": "✓",
+    "error": "✗",
+    "refused": "⊘",
+    "not_run": "–",
+    "done": "✓",
+    "not_done": "…",
+    "timeout": "◷",
+}
+
+NEUTRAL = "#5B6770"  # stop reasons and other codes that are not good or bad in themselves
+
+INK = {
+    BLUISH_GREEN: BLACK,
+    ORANGE: BLACK,
+    VERMILLION: BLACK,
+    REDDISH_PURPLE: BLACK,
+    BLUE: WHITE,
+    SKY_BLUE: BLACK,
+    YELLOW: BLACK,
+    GREY: BLACK,
+    NEUTRAL: WHITE,
+}
+
+
+def ink(color: str) -> str:
+    """The text colour readable on ``color`` (black unless the colour is dark)."""
+    return INK.get(color, BLACK)
+
+
+def outcome_label(outcome: str) -> str:
+    """``completed 正常完成``: the code and what it means, for legends."""
+    return tr("term.code_and_meaning", code=outcome, meaning=tr("term." + outcome))

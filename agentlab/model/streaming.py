@@ -1,0 +1,418 @@
+"""Streamed replies: text as it arrives, tool calls put back together.
+
+With ``stream=True`` a chat-completions reply arrives as many chunks. Text
+comes as small deltas we can show at once; reasoning (a thinking model's
+``reasoning_content`` and the like, see ``quirks.py``) likewise, to its own
+callback. Tool calls come as *fragments*: the first fragment of a call
+usually carries its ``index``, ``id`` and name, later ones carry pieces of
+the JSON arguments, cut anywhere (even mid-string).
+
+:class:`ToolCallAssembler` joins them with one rule that covers what real
+providers do (``agentlab/data/providers/`` has their recordings, replayed
+by ``tests/providers/``):
+
+1. *Which call does a fragment continue?* The one with the same ``index``;
+   without an index, the one with the same ``id``; without either, the call
+   being filled: the first whose arguments are not yet whole JSON (or the
+   last call, when all are whole).
+2. *Does it start a new call instead?* Only when it names a function and
+   that call already has a name: a different name is a new call; the same
+   name again is a new call unless it comes with the same id or the call's
+   arguments are still unfinished JSON (some services repeat the name on
+   every fragment).
+
+So ids never split a call (Kimi and LM Studio send a fresh id on every
+fragment, another server two ids for one call); parallel calls that all say
+``index: 0`` or carry neither index nor id (Gemini) are still told apart by
+their names; and a fragment with no index fills the call that is waiting for
+its arguments. The first non-empty id and name of a call win.
+
+Two more things arrive in streamed ``content`` and are sorted out here:
+a ``<think>…</think>`` block opening the text (:class:`ThinkTags` sends it
+to the reasoning callback, even when its tags are cut across deltas; a
+whole reply's block is split in ``quirks.py``), and the deprecated
+``function_call`` delta, read as the fragments of one call.
+
+The arguments are not parsed here: a string that is not valid JSON after
+assembly goes to the tool registry, which answers ``INVALID_ARGUMENTS`` and
+the model gets to try again. With a real API key, :class:`ShownWithoutKey`
+shows text cleaned of the key, a few characters behind the stream (a model
+may echo it in pieces). Sending the request is ``request.py``'s job;
+nothing here executes tools or decides to stop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from openai.types import CompletionUsage
+
+from ..i18n import tr
+from . import quirks
+from .failures import SECRET_PIECE_CHARS, key_runs, without_secret
+
+
+@dataclass
+class Fragment:
+    """What one ``delta.tool_calls`` entry carried (``None``: field absent)."""
+
+    chunk: int
+    index: int | None
+    id: str | None
+    name: str | None
+    arguments: str | None
+
+
+class AssembledCall(NamedTuple):
+    """A complete tool call, put together from its fragments."""
+
+    id: str
+    name: str
+    arguments: str
+    extra: dict[str, Any]
+    """Fields the provider added to the call (Gemini 3: ``extra_content``)."""
+
+
+@dataclass
+class _Call:
+    """A call being assembled."""
+
+    index: int
+    arrival: int  # calls with the same index keep the order they came in
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+    _checked: int = -1  # the length of the arguments when last checked
+    _whole: bool = False
+
+    def whole(self) -> bool:
+        """Are the arguments whole JSON yet? (Checked again only after they grew.)"""
+        if self._checked != len(self.arguments):
+            self._checked = len(self.arguments)
+            self._whole = is_whole_json(self.arguments)
+        return self._whole
+
+
+def is_whole_json(text: str) -> bool:
+    """``'{"a": 1}'`` is whole; ``'{"a": '`` and ``''`` are not."""
+    if not text.rstrip().endswith(("}", "]")):  # cheap: most fragments end elsewhere
+        return False
+    try:
+        json.loads(text)
+    except RecursionError:  # whole, but too deep to read: the registry refuses it
+        return True
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass
+class ToolCallAssembler:
+    """Collects tool-call fragments and returns complete calls."""
+
+    fragments: list[Fragment] = field(default_factory=list)
+    _calls: list[_Call] = field(default_factory=list)
+    _by_index: dict[int, _Call] = field(default_factory=dict)
+    _by_id: dict[str, _Call] = field(default_factory=dict)
+
+    def add(self, piece: Any, chunk: int = 0) -> None:
+        """Add one fragment (an SDK ``ChoiceDeltaToolCall`` or anything alike)."""
+        function = getattr(piece, "function", None)
+        index = getattr(piece, "index", None)
+        arguments = getattr(function, "arguments", None)
+        fragment = Fragment(
+            chunk=chunk,
+            index=index if isinstance(index, int) and not isinstance(index, bool) else None,
+            id=as_text(getattr(piece, "id", None)) or None,
+            name=as_text(getattr(function, "name", None)) or None,
+            arguments=None if arguments is None else as_text(arguments),
+        )
+        self.fragments.append(fragment)
+        call = self._call_for(fragment)
+        if fragment.id:
+            call.id = call.id or fragment.id
+            self._by_id.setdefault(fragment.id, call)
+        if fragment.name and not call.name:
+            call.name = fragment.name
+        if fragment.arguments:
+            call.arguments += fragment.arguments
+        if getattr(piece, "model_extra", None):
+            quirks.merge_fields(call.extra, quirks.kept_fields(piece))
+
+    def _call_for(self, fragment: Fragment) -> _Call:
+        """The call this fragment continues, or a new one (rule: module docstring)."""
+        if fragment.index is not None:
+            call = self._by_index.get(fragment.index)
+        elif fragment.id in self._by_id:
+            call = self._by_id[fragment.id]
+        else:
+            call = next((c for c in self._calls if not c.whole()), None)
+            call = call or (self._calls[-1] if self._calls else None)
+        if call is not None and not _starts_new_call(fragment, call):
+            return call
+        index = fragment.index
+        if index is None:
+            index = max((c.index for c in self._calls), default=-1) + 1
+        call = _Call(index=index, arrival=len(self._calls))
+        self._calls.append(call)
+        self._by_index[index] = call
+        return call
+
+    def calls(self) -> list[AssembledCall]:
+        """The assembled calls, ordered by index, then by arrival."""
+        ordered = sorted(self._calls, key=lambda c: (c.index, c.arrival))
+        return [
+            AssembledCall(c.id, c.name, c.arguments, c.extra)
+            for c in ordered
+            if c.id or c.name or c.arguments  # an empty trailing fragment is no call
+        ]
+
+
+def _starts_new_call(fragment: Fragment, call: _Call) -> bool:
+    if not (fragment.name and call.name):
+        return False  # continuations carry no name
+    if fragment.id and fragment.id == call.id:
+        return False  # the same call, its name repeated
+    return fragment.name != call.name or call.whole()
+
+
+def as_text(value: Any) -> str:
+    """A field that should be a string, as one: missing is ``""``, and JSON
+    values (some services send the arguments as an object) become JSON text.
+
+    ``request.py`` keeps its own copy (``request.as_text``) so that a run
+    without streaming never enters this module (``tests/test_reading_path.py``)."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
+
+
+OPEN, CLOSE = "<think>", "</think>"
+
+
+@dataclass
+class ThinkTags:
+    """Routes a ``<think>…</think>`` block that opens streamed text to reasoning.
+
+    Some servers (vLLM without a reasoning parser) leave the model's thinking
+    in ``content``. A tag may be cut anywhere, so characters that might still
+    turn out to be part of one wait in ``held``.
+    """
+
+    state: str = "start"  # start -> think -> after -> text, or start -> text
+    held: str = ""
+    found: bool = False
+    """The text did open with a ``<think>`` block."""
+
+    def feed(self, piece: str) -> tuple[str, str]:
+        """``(answer text, reasoning)`` that can be shown now."""
+        text, self.held = self.held + piece, ""
+        if self.state == "start":
+            head = text.lstrip()
+            if OPEN.startswith(head):  # only whitespace, or part of the tag, so far
+                self.held = text
+                return "", ""
+            if not head.startswith(OPEN):
+                self.state = "text"
+                return text, ""
+            self.state, self.found, text = "think", True, head[len(OPEN) :]
+        if self.state == "think":
+            end = text.find(CLOSE)
+            if end < 0:
+                keep = next(
+                    (k for k in range(len(CLOSE) - 1, 0, -1) if text.endswith(CLOSE[:k])), 0
+                )
+                self.held = text[len(text) - keep :]
+                return "", text[: len(text) - keep]
+            self.state = "after"
+            answer, _ = self.feed_after(text[end + len(CLOSE) :])
+            return answer, text[:end]
+        if self.state == "after":
+            return self.feed_after(text)
+        return text, ""
+
+    def feed_after(self, text: str) -> tuple[str, str]:
+        """After the block: blank lines before the answer are dropped."""
+        text = text.lstrip()
+        if text:
+            self.state = "text"
+        return text, ""
+
+    def flush(self) -> tuple[str, str]:
+        """What is still held when the stream ends."""
+        held, self.held = self.held, ""
+        return ("", held) if self.state == "think" else (held, "")
+
+
+@dataclass
+class _Display:
+    """Shows text and reasoning as they arrive; each ends with a newline."""
+
+    on_text: Callable[[str], None] | None
+    on_reasoning: Callable[[str], None] | None
+    thinking: bool = False  # reasoning shown, its newline not yet
+    texted: bool = False
+
+    def text(self, piece: str) -> None:
+        if piece:
+            self.end_reasoning()
+            self.texted = True
+            if self.on_text:
+                self.on_text(piece)
+
+    def reasoning(self, piece: str) -> None:
+        if piece and self.on_reasoning:
+            self.thinking = True
+            self.on_reasoning(piece)
+
+    def end_reasoning(self) -> None:
+        if self.thinking and self.on_reasoning:
+            self.on_reasoning("\n")
+        self.thinking = False
+
+    def end(self) -> None:
+        self.end_reasoning()
+        if self.texted and self.on_text:
+            self.on_text("\n")
+
+
+class _LegacyPiece(NamedTuple):
+    """A deprecated ``function_call`` delta, read as a fragment of one call."""
+
+    function: Any
+    index: None = None
+    id: None = None
+
+
+@dataclass
+class StreamedReply:
+    """Everything a streamed reply said, put back together."""
+
+    content: str | None
+    calls: list[AssembledCall]
+    usage: Any
+    finish_reason: str | None
+    fragments: tuple[Fragment, ...]
+    reasoning: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Fields the provider added to its message, joined across deltas."""
+    notes: tuple[str, ...] = ()
+
+
+def _usage_in(choice: Any) -> CompletionUsage | None:
+    """Moonshot (Kimi) puts a stream's usage inside the finishing choice,
+    ``choices[0].usage``, instead of beside the choices."""
+    found = (getattr(choice, "model_extra", None) or {}).get("usage")
+    if not isinstance(found, dict):
+        return None
+    counts = {key: found.get(key) for key in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    return CompletionUsage.model_construct(**counts)
+
+
+def read_stream(
+    chunks: Iterable[Any],
+    on_text: Callable[[str], None] | None,
+    on_reasoning: Callable[[str], None] | None = None,
+) -> StreamedReply:
+    """Read SDK ``ChatCompletionChunk`` objects to the end; text goes to
+    ``on_text`` and reasoning to ``on_reasoning`` as they come."""
+    text: list[str] = []
+    thinking: list[str] = []
+    extra: dict[str, Any] = {}
+    notes: list[str] = []
+    assembler = ToolCallAssembler()
+    think = ThinkTags()
+    show = _Display(on_text, on_reasoning)
+    usage = finish_reason = None
+
+    def say(answer: str | None, thought: str | None) -> None:
+        if thought:
+            thinking.append(thought)
+            show.reasoning(thought)
+        if answer:
+            text.append(answer)
+            show.text(answer)
+
+    for number, chunk in enumerate(chunks):
+        choices = getattr(chunk, "choices", None)
+        if getattr(chunk, "usage", None):
+            usage = chunk.usage  # the last chunk carries it, when asked for
+        elif choices and (inside := _usage_in(choices[0])):  # Kimi: inside the choice
+            usage = inside
+        if not choices:
+            continue
+        finish_reason = getattr(choices[0], "finish_reason", None) or finish_reason
+        delta = getattr(choices[0], "delta", None)
+        if delta is None:
+            continue
+        if getattr(delta, "model_extra", None):  # a provider's own fields (reasoning, ...)
+            fields = quirks.kept_fields(delta)
+            quirks.merge_fields(extra, fields)
+            say(None, quirks.reasoning_in(fields))
+        content = getattr(delta, "content", None)
+        if isinstance(content, str):
+            say(*think.feed(content))
+        elif content:  # typed parts (Magistral: thinking, then text)
+            say(*quirks.split_content(content))
+        for fragment in delta.tool_calls or []:
+            show.end_reasoning()
+            assembler.add(fragment, number)
+        if getattr(delta, "function_call", None):  # the deprecated functions API
+            assembler.add(_LegacyPiece(delta.function_call), number)
+            notes.append(tr("provider.legacy_function_call"))
+    say(*think.flush())
+    show.end()
+    reasoning = "".join(thinking)
+    if think.found:
+        reasoning = reasoning.strip()  # the blank lines just inside the tags
+    return StreamedReply(
+        content="".join(text) or None,
+        calls=assembler.calls(),
+        usage=usage,
+        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
+        fragments=tuple(assembler.fragments),
+        reasoning=reasoning or None,
+        extra=extra,
+        notes=tuple(dict.fromkeys(notes)),
+    )
+
+
+def print_delta(text: str) -> None:
+    """Show a text delta at once (``flush`` matters in a notebook)."""
+    print(text, end="", flush=True)
+
+
+@dataclass
+class ShownWithoutKey:
+    """Shows streamed text as it arrives, cleaned of ``secret`` (a real API key).
+
+    A delta may end in the first characters of the key, too few to recognise,
+    so the last :data:`~agentlab.model.failures.SECRET_PIECE_CHARS` characters wait
+    for the next delta: a piece of the key that starts before them is then long
+    enough to recognise, and is blanked. The wait moves back to the start of a
+    piece still arriving. For real keys only (``failures.is_secret``), whose
+    pieces are blanked; :meth:`flush` shows what is left.
+    """
+
+    show: Callable[[str], None]
+    secret: str = field(repr=False)
+    pending: str = field(default="", repr=False)
+
+    def __call__(self, text: str) -> None:
+        self.pending += text
+        cut = len(self.pending) - SECRET_PIECE_CHARS
+        for start, end in key_runs(self.pending, self.secret):
+            if start < cut < end:  # never show part of a piece: wait for all of it
+                cut = start
+        if cut > 0:
+            self.show(without_secret(self.pending[:cut], self.secret, "***"))
+            self.pending = self.pending[cut:]
+
+    def flush(self) -> None:
+        if self.pending:
+            self.show(without_secret(self.pending, self.secret, "***"))
+            self.pending = ""

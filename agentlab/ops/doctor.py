@@ -1,0 +1,459 @@
+"""``agentlab doctor``: check a student's set-up and say what to fix.
+
+One call, from a terminal (``agentlab doctor [--ping]``, exit code 0 when
+nothing failed) or from a notebook's first cell
+(``from agentlab.ops.doctor import doctor; doctor()``), checks in order:
+
+- the Python version (3.11 or newer);
+- the installed packages: against ``requirements.lock`` when running from a
+  checkout, else against the dependencies the installed package declares;
+- the CJK font the charts use (``mplfonts``' Noto Sans CJK SC: present,
+  readable by matplotlib, holding Chinese glyphs);
+- the ``.env`` file: a line that does not parse (with its number), and
+  variable names that look like a typo of one agentlab reads;
+- which real model is configured: provider, the host of its URL and the
+  model, never the key (or that none is, which is fine: the notebooks then
+  use scripted models);
+- only when a proxy variable is set (``ALL_PROXY`` from Clash or V2Ray ...):
+  that the HTTP library can use it, shown without its ``user:password@``;
+- only when asked (``ping=True``): one tiny chat request to that model, and
+  what its failure means (unreachable, wrong key, unknown model, rate limit).
+
+Each check gives a :class:`Finding` (``ok``, ``warn`` or ``fail``, what was
+found and how to fix it), in Chinese unless ``AGENTLAB_LANG=en``.
+
+It only reads and reports: it installs, edits and retries nothing, and the
+key never appears in what it prints (a service that echoes the key back in
+an error is blanked, see :func:`agentlab.model.failures.failure_from`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+import sys
+import time
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import metadata, resources
+from pathlib import Path
+from urllib.parse import urlparse
+
+from ..clients.real import (
+    PROVIDERS,
+    VARIABLES,
+    ModelConfigError,
+    ModelSettings,
+    Provider,
+    check_proxies,
+    env_file_text,
+    load_settings,
+    proxies_shown,
+    proxy_variables,
+    read_env_file,
+)
+from ..i18n import tr
+
+MIN_PYTHON = (3, 11)
+CHINESE_SAMPLE = "中文销售额步数"  # glyphs the charts draw
+MAX_LISTED = 6  # packages named in one finding; the rest are counted
+KNOWN_VARIABLES = [*VARIABLES, "AGENTLAB_OFFLINE", "AGENTLAB_LANG", "AGENTLAB_RUNS_DIR"]
+CHECK_LABELS = {
+    "python": "doctor.check.python",
+    "packages": "doctor.check.packages",
+    "font": "doctor.check.font",
+    "env_file": "doctor.check.env_file",
+    "provider": "doctor.check.provider",
+    "offline": "doctor.check.offline",
+    "ping": "doctor.check.ping",
+    "proxy": "envcheck.doctor.check_proxy",
+}
+LEVEL_LABELS = {"ok": "doctor.level.ok", "warn": "doctor.level.warn", "fail": "doctor.level.fail"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one check found: ``level`` is ``ok``, ``warn`` or ``fail``."""
+
+    check: str
+    level: str
+    message: str
+    fix: str = ""
+
+
+def doctor(ping: bool = False) -> None:
+    """Check the set-up and print what was found (for a notebook's first cell)."""
+    print(render(check_setup(ping=ping)))
+
+
+def main(ping: bool = False) -> int:
+    """``agentlab doctor``: print the findings; exit code 1 when one failed."""
+    findings = check_setup(ping=ping)
+    print(render(findings))
+    return 1 if any(f.level == "fail" for f in findings) else 0
+
+
+def check_setup(
+    ping: bool = False,
+    *,
+    env_file: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    timeout: float = 20.0,
+) -> list[Finding]:
+    """Every check, in order; ``ping`` adds one request to the configured model."""
+    environ = os.environ if environ is None else environ
+    lock = find_lock()
+    findings = [check_python(), check_packages(lock), check_font(lock=lock)]
+    env = check_env_file(env_file)
+    findings += env
+    if any(f.level == "fail" for f in env):
+        return findings  # the provider check would only repeat the same error
+    provider, settings = check_provider(env_file, environ)
+    findings.append(provider)
+    if environ.get("AGENTLAB_OFFLINE"):
+        findings.append(Finding("offline", "warn", tr("doctor.offline"), tr("doctor.offline_fix")))
+    proxy = check_proxy(environ)
+    findings += [proxy] if proxy else []
+    if ping and proxy and proxy.level == "fail":  # building the client would fail the same way
+        skipped = tr("envcheck.doctor.ping_skipped")
+        findings.append(Finding("ping", "warn", skipped, tr("envcheck.doctor.ping_skipped_fix")))
+    elif ping:
+        findings.append(check_ping(settings, environ, timeout))
+    return findings
+
+
+def render(findings: list[Finding]) -> str:
+    """The findings as lines a person reads, ending with a one-line verdict."""
+    lines = [tr("doctor.title")]
+    for f in findings:
+        level, check = tr(LEVEL_LABELS[f.level]), tr(CHECK_LABELS[f.check])
+        lines.append(tr("doctor.line", level=level, check=check, message=f.message))
+        if f.fix:
+            lines.append("       " + tr("doctor.fix", fix=f.fix))
+    failed = sum(f.level == "fail" for f in findings)
+    warned = sum(f.level == "warn" for f in findings)
+    if failed:
+        lines.append(tr("doctor.summary.fail", n=failed))
+    elif warned:
+        lines.append(tr("doctor.summary.warn", n=warned))
+    else:
+        lines.append(tr("doctor.summary.clean"))
+    return "\n".join(lines)
+
+
+# -- Python and packages -----------------------------------------------------------------------
+
+
+def check_python(version: tuple[int, ...] | None = None) -> Finding:
+    version = tuple(version or sys.version_info[:3])
+    shown = ".".join(str(part) for part in version)
+    if version[:2] >= MIN_PYTHON:
+        return Finding("python", "ok", f"Python {shown}")
+    return Finding(
+        "python", "fail", tr("doctor.python.old", version=shown), tr("doctor.python.old_fix")
+    )
+
+
+def find_lock() -> Path | None:
+    """``requirements.lock`` of the checkout agentlab runs from (an editable
+    install), or of the working folder or its parent; ``None`` for a wheel."""
+    package_root = Path(__file__).resolve().parents[1]
+    for folder in (package_root, Path.cwd(), Path.cwd().parent):
+        if (folder / "requirements.lock").is_file() and (folder / "pyproject.toml").is_file():
+            return folder / "requirements.lock"
+    return None
+
+
+def read_lock(lock: Path) -> dict[str, str]:
+    """``{name: version}`` from ``name==version`` lines."""
+    pinned = {}
+    for line in lock.read_text(encoding="utf-8").splitlines():
+        name, sep, version = line.split("#")[0].strip().partition("==")
+        if sep:
+            pinned[name.strip()] = version.strip()
+    return pinned
+
+
+def declared_requirements() -> list[str]:
+    """The run-time dependencies agentlab declares (no extras)."""
+    try:
+        requires = metadata.requires("agentlab") or []
+    except metadata.PackageNotFoundError:  # run from a source folder that is not installed
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        if not pyproject.is_file():
+            return []
+        requires = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]
+    return [r for r in requires if ";" not in r]
+
+
+def installed_version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """``"3.57.0rc1"`` -> ``(3, 57, 0)``: enough to compare with a ``>=`` bound."""
+    return tuple(int(m.group()) for m in (re.match(r"\d+", p) for p in version.split(".")) if m)
+
+
+def check_packages(lock: Path | None, declared: list[str] | None = None) -> Finding:
+    """Missing or too old run-time dependencies fail; versions that differ from the lock warn."""
+    declared = declared_requirements() if declared is None else declared
+    missing, too_old = [], []
+    for requirement in declared:
+        match = re.match(
+            r"\s*([A-Za-z0-9][\w.-]*)\s*(?:\[[^\]]*\])?\s*(?:>=\s*([\w.]+))?", requirement
+        )
+        if not match:
+            continue
+        name, minimum = match.groups()
+        have = installed_version(name)
+        if have is None:
+            missing.append(name)
+        elif minimum and version_key(have) < version_key(minimum):
+            too_old.append(tr("doctor.packages.old_one", name=name, have=have, need=minimum))
+    install = tr("doctor.packages.fix_lock") if lock else tr("doctor.packages.fix_wheel")
+    if missing or too_old:
+        problems = [tr("doctor.packages.missing_one", name=n) for n in missing] + too_old
+        return Finding(
+            "packages", "fail", tr("doctor.packages.broken", problems=listed(problems)), install
+        )
+    if lock is None:
+        return Finding("packages", "ok", tr("doctor.packages.ok_declared", n=len(declared)))
+    pinned = read_lock(lock)
+    differ = []
+    for name, want in pinned.items():
+        have = installed_version(name)
+        if have != want:
+            key = "doctor.packages.differs_one" if have else "doctor.packages.absent_one"
+            differ.append(tr(key, name=name, have=have, want=want))
+    if differ:
+        message = tr("doctor.packages.differ", n=len(differ), problems=listed(differ))
+        return Finding("packages", "warn", message, install)
+    return Finding("packages", "ok", tr("doctor.packages.ok_lock", n=len(pinned)))
+
+
+def listed(items: list[str]) -> str:
+    shown = tr("list.sep").join(items[:MAX_LISTED])
+    return shown + (
+        tr("doctor.and_more", n=len(items) - MAX_LISTED) if len(items) > MAX_LISTED else ""
+    )
+
+
+# -- the chart font ----------------------------------------------------------------------------
+
+
+def check_font(font_file: str | Path | None = None, lock: Path | None = None) -> Finding:
+    """The bundled CJK font exists, matplotlib can read it, and it has Chinese glyphs."""
+    wanted = read_lock(lock).get("mplfonts") if lock else None
+    fix = tr("doctor.font.fix", spec=f"mplfonts=={wanted}" if wanted else "mplfonts")
+    try:
+        from matplotlib.ft2font import FT2Font
+
+        from ..course.report import CJK_FONT_FILE
+
+        if font_file is None:
+            font_file = str(resources.files("mplfonts") / "fonts" / CJK_FONT_FILE)
+    except ImportError as exc:
+        return Finding("font", "fail", tr("doctor.font.no_package", name=exc.name), fix)
+    path = Path(font_file)
+    if not path.is_file():
+        return Finding("font", "fail", tr("doctor.font.no_file", name=path.name), fix)
+    try:
+        font = FT2Font(str(path))
+        glyphs = font.get_charmap()
+    except (OSError, RuntimeError, ValueError) as exc:
+        return Finding("font", "fail", tr("doctor.font.unreadable", name=path.name, error=exc), fix)
+    if not all(ord(char) in glyphs for char in CHINESE_SAMPLE):
+        return Finding("font", "fail", tr("doctor.font.no_chinese", name=font.family_name), fix)
+    return Finding("font", "ok", tr("doctor.font.ok", name=font.family_name))
+
+
+# -- .env and the configured model --------------------------------------------------------------
+
+
+def check_env_file(env_file: str | Path | None = None) -> list[Finding]:
+    """``.env`` parses (else the bad line), and its names are ones agentlab reads."""
+    from dotenv import find_dotenv
+
+    path = Path(env_file) if env_file else Path(find_dotenv(usecwd=True) or ".env")
+    if not path.is_file():
+        return [Finding("env_file", "ok", tr("doctor.env.none"))]
+    try:
+        values = read_env_file(path)
+    except ModelConfigError as exc:
+        return [
+            Finding(
+                "env_file",
+                "fail",
+                tr("doctor.env.broken", path=path, error=exc),
+                tr("doctor.env.broken_fix"),
+            )
+        ]
+    findings = [Finding("env_file", "ok", tr("doctor.env.ok", path=path, n=len(values)))]
+    lines = env_file_text(path).splitlines()  # read above, so it decodes
+    for name in values:
+        if name in KNOWN_VARIABLES:
+            continue
+        close = difflib.get_close_matches(name, KNOWN_VARIABLES, n=1, cutoff=0.8)
+        if close:
+            line = next(
+                (
+                    i
+                    for i, text in enumerate(lines, 1)
+                    if re.match(rf"\s*(export\s+)?{re.escape(name)}\s*=", text)
+                ),
+                0,
+            )
+            findings.append(
+                Finding(
+                    "env_file",
+                    "warn",
+                    tr("doctor.env.typo", name=name, line=line, suggestion=close[0]),
+                    tr("doctor.env.typo_fix", name=name, suggestion=close[0]),
+                )
+            )
+    return findings
+
+
+def host_of(url: str) -> str:
+    """``https://user:pw@api.example.com:8443/v1`` -> ``api.example.com:8443``."""
+    parsed = urlparse(url)
+    return f"{parsed.hostname}:{parsed.port}" if parsed.port else str(parsed.hostname)
+
+
+def check_provider(
+    env_file: str | Path | None, environ: Mapping[str, str]
+) -> tuple[Finding, ModelSettings | None]:
+    """Which real model is configured (never the key), or what is wrong with the settings."""
+    # Checked even when AGENTLAB_OFFLINE is set: that switch is reported on its own.
+    settings_env = {k: v for k, v in environ.items() if k != "AGENTLAB_OFFLINE"}
+    try:
+        settings = load_settings(env_file, environ=settings_env)
+    except ModelConfigError as exc:
+        if str(exc) == tr("config.nothing"):
+            return Finding("provider", "ok", tr("doctor.provider.none")), None
+        finding = Finding("provider", "fail", str(exc), tr("doctor.provider.broken_fix"))
+        return finding, None
+    message = tr(
+        "doctor.provider.ok",
+        provider=settings.provider,
+        host=host_of(settings.base_url),
+        model=settings.model,
+    )
+    return Finding("provider", "ok", message), settings
+
+
+def check_proxy(environ: Mapping[str, str]) -> Finding | None:
+    """The proxy the requests to a real model go through, if a variable sets one."""
+    try:
+        proxies = check_proxies(environ)
+    except ModelConfigError as exc:
+        names = " ".join(proxy_variables(environ))
+        return Finding("proxy", "fail", str(exc), tr("envcheck.doctor.proxy_fix", names=names))
+    if not proxies:
+        return None
+    return Finding("proxy", "ok", tr("envcheck.doctor.proxy_ok", proxies=proxies_shown(proxies)))
+
+
+def check_ping(
+    settings: ModelSettings | None, environ: Mapping[str, str], timeout: float = 20.0
+) -> Finding:
+    """One chat request of one token to the configured model; a failure says what to fix."""
+    import openai
+
+    from ..model.failures import ModelFailure, failure_from, shown_safely
+    from ..model.request import other_framing, turn_from_completion, turn_from_text
+
+    if environ.get("AGENTLAB_OFFLINE"):
+        return Finding("ping", "warn", tr("doctor.ping.offline"), tr("doctor.offline_fix"))
+    if settings is None:
+        return Finding("ping", "warn", tr("doctor.ping.nothing"), tr("doctor.ping.nothing_fix"))
+    provider = next(p for p in PROVIDERS if p.name == settings.provider)
+    host = host_of(settings.base_url)
+    started = time.perf_counter()
+    try:
+        with settings.client(timeout=timeout) as client:  # closes its connection
+            reply = client.chat.completions.create(
+                model=settings.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
+            )
+    except openai.APITimeoutError:
+        return Finding(
+            "ping",
+            "fail",
+            tr("doctor.ping.timeout", host=host, seconds=timeout),
+            unreachable_fix(provider.url_var, provider.name, proxy_variables(environ)),
+        )
+    except openai.APIConnectionError:
+        return Finding(
+            "ping",
+            "fail",
+            tr("doctor.ping.unreachable", host=host),
+            unreachable_fix(provider.url_var, provider.name, proxy_variables(environ)),
+        )
+    except openai.APIStatusError as exc:
+        status = exc.status_code
+        if status in (401, 403):  # the service's own text may quote the key: not shown
+            message = tr("doctor.ping.key", status=status, host=host)
+        elif status == 404:
+            message = tr("doctor.ping.not_found", model=settings.model)
+        else:
+            message = failure_from(exc, secret=settings.api_key).message
+        level, fix = level_and_fix(status, provider)
+        return Finding("ping", level, message, fix)
+    except ModelConfigError as exc:  # no client to send with: a proxy it cannot use
+        return Finding("ping", "fail", str(exc), tr("envcheck.doctor.ping_skipped_fix"))
+    except Exception as exc:  # a reply the SDK cannot read: say so, never crash
+        if isinstance(exc, json.JSONDecodeError) and other_framing(exc.doc):
+            reply = exc.doc  # labelled JSON but is not (a page, SSE): read below
+        else:
+            detail = failure_from(exc, secret=settings.api_key).message
+            return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))
+    # HTTP 200 is not yet an answer: a web page (base_url at a site) or an error body
+    try:
+        turn = turn_from_text(reply) if isinstance(reply, str) else turn_from_completion(reply)
+    except Exception as exc:  # a reply in no shape we know: say so, never crash
+        turn = failure_from(exc, secret=settings.api_key)
+    if isinstance(turn, ModelFailure):
+        message = shown_safely(turn.message, settings.api_key)
+        if turn.kind == "bad_reply":  # not the API at all: a web page, say
+            fix = tr("doctor.ping.not_api_fix", url_var=provider.url_var)
+            return Finding("ping", "fail", message, fix)
+        # the API itself answered with an error (e.g. an unknown model): its code says more
+        level, fix = level_and_fix(turn.status_code, provider)
+        return Finding("ping", level, message, fix)
+    ms = round((time.perf_counter() - started) * 1000)
+    return Finding("ping", "ok", tr("doctor.ping.ok", model=settings.model, host=host, ms=ms))
+
+
+def level_and_fix(status: int | None, provider: Provider) -> tuple[str, str]:
+    """How bad a refused request is, and what to fix, by its HTTP status (or the
+    numeric code of an error body sent with HTTP 200; ``None`` when it gave none)."""
+    if status in (401, 403):
+        return "fail", tr("doctor.ping.key_fix", name=provider.key_var or "API Key")
+    if status == 404:
+        fix = tr(
+            "doctor.ping.not_found_fix", model_var=provider.model_var, url_var=provider.url_var
+        )
+        return "fail", fix
+    if status == 429:
+        return "warn", tr("doctor.ping.rate_limited_fix")
+    if status == 400:
+        return "warn", tr("doctor.ping.rejected_fix")
+    return "fail", tr("doctor.ping.status_fix")
+
+
+def unreachable_fix(url_var: str, provider: str, proxies: Mapping[str, str]) -> str:
+    """What to check when no reply came: Ollama not started; else the proxy, when
+    one is set (a Clash switched off is the usual cause); then the address."""
+    if provider == "Ollama":
+        return tr("doctor.ping.ollama_fix", url_var=url_var)
+    if proxies:
+        shown, names = proxies_shown(proxies), " ".join(proxies)
+        return tr("doctor.ping.proxy_unreachable_fix", proxies=shown, names=names, url_var=url_var)
+    return tr("doctor.ping.unreachable_fix", url_var=url_var)

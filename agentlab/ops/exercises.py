@@ -1,0 +1,111 @@
+"""``agentlab exercises list | verify`` (also ``python -m agentlab exercises ...``).
+
+- ``list`` prints every exercise: chapter, id, kind, title.
+- ``verify`` runs every check on its reference answer (must pass), on its
+  starter code as committed in the notebook (must say "not done yet") and
+  on each plausible wrong answer (must say "not right", each with its own
+  message). It prints the verdicts that went wrong (``--verbose``: every
+  verdict; ``--chapter 03``: one chapter's exercises only) and a summary;
+  the exit status is 1 if any check misjudged, so ``make test`` fails when a
+  check or a reference drifts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import unicodedata
+from collections.abc import Sequence
+from typing import Any
+
+from ..course.exercises import exercises, render
+from ..course.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, judge
+from ..i18n import printable_output, tr
+from .cli_parser import CourseParser, add_commands, run_command
+
+
+def columns(text: str) -> int:
+    """How many terminal columns ``text`` takes (a Chinese character takes two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def padded(text: str, width: int) -> str:
+    """``text`` padded to ``width`` terminal columns."""
+    return text + " " * max(width - columns(text), 0)
+
+
+def list_exercises() -> int:
+    listed = exercises()
+    kinds = [tr(f"exercise.kind.{exercise.kind}") for exercise in listed]
+    width = max(map(columns, kinds), default=0)  # "predict, then run" is wider than 先预测，再运行
+    for exercise, kind in zip(listed, kinds, strict=True):
+        shown = f"{padded(exercise.id, 22)} {padded(kind, width)}"
+        print(f"{exercise.chapter}  {shown} {exercise.title}")
+    return 0
+
+
+def starter_answer(exercise: Exercise) -> Any:
+    """Run the starter cell as a notebook would, and take the name it defines."""
+    namespace: dict[str, Any] = {"__name__": "__starter__"}
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        exec(compile(exercise.starter, f"<starter {exercise.id}>", "exec"), namespace)
+    return namespace.get(exercise.answer_name)
+
+
+def verify_exercise(exercise: Exercise) -> list[tuple[bool, str]]:
+    """(judged right?, printed line) for every answer of one exercise."""
+    cases = [(tr("exercise.verify.reference"), exercise.reference, PASSED)]
+    cases.append((tr("exercise.verify.starter"), starter_answer(exercise), NOT_DONE))
+    for n, bad in enumerate(exercise.wrong, start=1):
+        cases.append((tr("exercise.verify.wrong", n=n, label=bad.label), bad.answer, WRONG))
+    lines, seen = [], set()
+    for label, answer, expected in cases:
+        verdict = judge(exercise, answer)
+        message = render(verdict)
+        right = verdict.status == expected
+        if right and expected == WRONG:
+            right = message not in seen
+            if not right:
+                message += " — " + tr("exercise.verify.same_message")
+            seen.add(message)
+        if not right:
+            key = {PASSED: "expected_pass", NOT_DONE: "expected_not_done"}.get(
+                expected, "expected_wrong"
+            )
+            message = f"{tr(f'exercise.verify.{key}')}: {message}"
+        mark = "✓" if right else "✗"
+        lines.append(
+            (
+                right,
+                tr("exercise.verify.line", mark=mark, id=exercise.id, label=label, message=message),
+            )
+        )
+    return lines
+
+
+def verify(chapter: str | None = None, verbose: bool = False) -> int:
+    selected = exercises(chapter)
+    misjudged = checks = 0
+    for exercise in selected:
+        for right, line in verify_exercise(exercise):
+            if verbose or not right:
+                print(line, flush=True)
+            checks += 1
+            misjudged += not right
+    print(tr("exercise.verify.summary", count=len(selected), checks=checks, misjudged=misjudged))
+    return 1 if misjudged else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    printable_output()
+    parser = CourseParser(prog="agentlab exercises")
+    _, check = add_commands(
+        parser, {"list": tr("exercise.cli.list"), "verify": tr("exercise.cli.verify")}
+    )
+    check.add_argument("--chapter", help=tr("exercise.cli.chapter"))
+    check.add_argument("--verbose", action="store_true", help=tr("exercise.cli.verbose"))
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        return run_command(f"{parser.prog} list", list_exercises)
+    return run_command(f"{parser.prog} verify", lambda: verify(args.chapter, args.verbose))
+
