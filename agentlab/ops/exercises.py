@@ -3,11 +3,11 @@
 - ``list`` prints every exercise: chapter, id, kind, title.
 - ``verify`` runs every check on its reference answer (must pass), on its
   starter code as committed in the notebook (must say "not done yet") and
-  on each plausible wrong answer (must say "not right", each with its own
-  message). It prints the verdicts that went wrong (``--verbose``: every
-  verdict; ``--chapter 03``: one chapter's exercises only) and a summary;
-  the exit status is 1 if any check misjudged, so ``make test`` fails when a
-  check or a reference drifts.
+  on each of its named mistakes (must say "not right", each with its own
+  message, and in Chinese with the words the mistake ``says``). It prints the
+  verdicts that went wrong (``--verbose``: every verdict; ``--chapter 03``: one
+  chapter's exercises only) and a summary; the exit status is 1 if any check
+  misjudged, so ``make test`` fails when a check or a reference drifts.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..course.exercises import exercises, render
-from ..course.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, judge
-from ..i18n import printable_output, tr
+from ..course.exercises.core import NOT_DONE, PASSED, WRONG, Exercise
+from ..course.exercises.running import judge
+from ..i18n import language, printable_output, tr
 from .cli_parser import CourseParser, add_commands, run_command
 
 
@@ -54,19 +55,22 @@ def starter_answer(exercise: Exercise) -> Any:
 
 def verify_exercise(exercise: Exercise) -> list[tuple[bool, str]]:
     """(judged right?, printed line) for every answer of one exercise."""
-    cases = [(tr("exercise.verify.reference"), exercise.reference, PASSED)]
-    cases.append((tr("exercise.verify.starter"), starter_answer(exercise), NOT_DONE))
-    for n, bad in enumerate(exercise.wrong, start=1):
-        cases.append((tr("exercise.verify.wrong", n=n, label=bad.label), bad.answer, WRONG))
+    cases = [(tr("exercise.verify.reference"), exercise.reference, PASSED, "")]
+    cases.append((tr("exercise.verify.starter"), starter_answer(exercise), NOT_DONE, ""))
+    for n, (mistake, answer) in enumerate(exercise.wrong, start=1):
+        label = tr("exercise.verify.wrong", n=n, label=mistake.label)
+        cases.append((label, answer, WRONG, mistake.says if language() == "zh" else ""))
     lines, seen = [], set()
-    for label, answer, expected in cases:
+    for label, answer, expected, says in cases:
         verdict = judge(exercise, answer)
         message = render(verdict)
         right = verdict.status == expected
         if right and expected == WRONG:
-            right = message not in seen
-            if not right:
+            right = message not in seen and says in message
+            if message in seen:
                 message += " — " + tr("exercise.verify.same_message")
+            elif says not in message:
+                message += f" — {tr('exercise.verify.expected_wrong')}：{says}"
             seen.add(message)
         if not right:
             key = {PASSED: "expected_pass", NOT_DONE: "expected_not_done"}.get(
@@ -74,12 +78,8 @@ def verify_exercise(exercise: Exercise) -> list[tuple[bool, str]]:
             )
             message = f"{tr(f'exercise.verify.{key}')}: {message}"
         mark = "✓" if right else "✗"
-        lines.append(
-            (
-                right,
-                tr("exercise.verify.line", mark=mark, id=exercise.id, label=label, message=message),
-            )
-        )
+        line = tr("exercise.verify.line", mark=mark, id=exercise.id, label=label, message=message)
+        lines.append((right, line))
     return lines
 
 
@@ -108,4 +108,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         return run_command(f"{parser.prog} list", list_exercises)
     return run_command(f"{parser.prog} verify", lambda: verify(args.chapter, args.verbose))
-

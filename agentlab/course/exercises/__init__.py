@@ -22,10 +22,10 @@ What the check runs is hidden: student code runs with its output captured,
 so debug prints inside a checked function do not show (call the function
 yourself to see them).
 
-``exercises(chapter)`` lists the exercises; ``python -m agentlab.course.exercises
-list`` and ``verify`` do the same from a terminal. Reference answers live in
-:mod:`agentlab.course.exercises.solutions`, plausible wrong ones in
-:mod:`agentlab.course.exercises.wrong`.
+``exercises(chapter)`` lists the exercises; ``agentlab exercises list`` and
+``verify`` do the same from a terminal. Each exercise is one unit: its reference
+answer, its named mistakes and its check in its chapter's module (``ch01.py`` ...
+``ch05.py``), its starter code in ``units/<id>.toml``.
 """
 
 from __future__ import annotations
@@ -34,8 +34,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...i18n import tr
-from .core import DEFAULT_TIME_LIMIT_S, NOT_DONE, PASSED, Exercise, Verdict, judge
-from .index import EXERCISES
+from . import ch01, ch02, ch03, ch04, ch05
+from .core import NOT_DONE, PASSED, Exercise, Verdict
+from .running import DEFAULT_TIME_LIMIT_S, judge
+
+EXERCISES: list[Exercise] = [
+    *ch01.EXERCISES,
+    *ch02.EXERCISES,
+    *ch03.EXERCISES,
+    *ch04.EXERCISES,
+    *ch05.EXERCISES,
+]
+"""Every exercise of the course, in chapter order (the order ``list`` prints)."""
 
 __all__ = ["CheckResult", "Exercise", "check", "exercises", "get", "hint", "show"]
 

@@ -1,13 +1,14 @@
-"""Chapter 01 exercises: the loop, the history, streamed fragments, adding a tool.
+"""Chapter 01 exercises: the loop, the history, predictions, a tool of one's own, fragments.
 
-Seed 003's hands-on checklist is here as exercises the student does: run
-the TODO task and count the messages per request (``01-history``), a missing
-file (``01-predict-missing``), ``max_steps=2`` on a three-step task
-(``01-predict-cap2``), ``../mini_agent.py`` (``01-predict-escape``) and
-writing ``append_text`` (``01-append-text``).
+Seed 003's hands-on checklist is here as exercises the student does: run the
+TODO task and count the messages per request (``01-history``), a missing file
+(``01-predict-missing``), ``max_steps=2`` on a three-step task
+(``01-predict-cap2``), ``../mini_agent.py`` (``01-predict-escape``) and writing
+``append_text`` (``01-append-text``).
 
-Checks only; reference and wrong answers live in ``solutions.py`` and
-``wrong.py``.
+Each exercise in turn: its reference answer (written as a student would write
+it in the notebook), its named mistakes, its check. The starter code is in
+``units/<id>.toml``.
 """
 
 from __future__ import annotations
@@ -23,24 +24,21 @@ from typing import Any
 from ... import Budget, run_agent
 from ...clients import Chunking, Reply, ScriptedClient, ToolCall, scripted
 from ...i18n import tr
-from ...tools import Tool, ToolRegistry, sandbox_copy
+from ...tools import Tool, ToolRegistry, error, ok, resolve_inside, sandbox_copy
 from ...tools import files as library_files
-from . import solutions, wrong
 from .core import (
     Exercise,
     Judged,
     Verdict,
     clean,
     need_callable,
-    need_prediction,
     not_done,
     passed,
     predict,
-    run_student,
     shown,
     type_name,
+    wrong,
 )
-from .core import wrong as wrong_verdict
 from .loops import (
     HONEST,
     NEVER_STOPS,
@@ -55,27 +53,38 @@ from .loops import (
     sandbox,
     student_run,
 )
+from .running import run_student
 
-# -- 01-loop ---------------------------------------------------------------------
+# -- 01-loop ---------------------------------------------------------------------------
 
-LOOP_STARTER = '''\
-import json
 
 def my_loop(task, client, tools, max_steps):
-    """你的 Agent 循环：返回完整的 messages 列表（最后一条是模型的最终回答）。"""
     system = "你是一个谨慎的助手，只根据工具结果回答。"
     messages = [{"role": "system", "content": system}, {"role": "user", "content": task}]
-    # 最多请求 max_steps 次模型，每次：
-    #   response = client.chat.completions.create(
-    #       model="agentlab-scripted", messages=messages, tools=tools.schemas())
-    #   reply = response.choices[0].message
-    # 1) 把 assistant 消息放回 messages（有 reply.tool_calls 时连同 tool_calls 一起）
-    # 2) reply 没有 tool_calls：这就是最终回答，返回 messages
-    # 3) 否则对每个调用 result = tools.call(名字, 参数 JSON 字符串)，然后追加一条 tool 消息：
-    #    {"role": "tool", "tool_call_id": 调用的 id,
-    #     "content": json.dumps(result, ensure_ascii=False)}
-    raise NotImplementedError("在这里写循环")
-'''
+    for _ in range(max_steps):
+        completion = client.chat.completions.create(
+            model="agentlab-scripted", messages=messages, tools=tools.schemas()
+        )
+        reply = completion.choices[0].message
+        assistant = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            assistant["tool_calls"] = [
+                {
+                    "id": tc.id,
+                    "type": "function",
+                    "function": {"name": tc.function.name, "arguments": tc.function.arguments},
+                }
+                for tc in reply.tool_calls
+            ]
+        messages.append(assistant)
+        if not reply.tool_calls:
+            return messages
+        for tc in reply.tool_calls:
+            result = tools.call(tc.function.name, tc.function.arguments)
+            content = json.dumps(result, ensure_ascii=False)
+            messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
+    return messages
+
 
 LOOP_SCENARIOS = (HONEST, TOOL_ERROR, TWO_CALLS, UNKNOWN_TOOL, NEVER_STOPS, NEVER_STOPS_TWO_CALLS)
 
@@ -91,17 +100,12 @@ def check_loop(answer: Any) -> Verdict:
     return passed(tr("exercise.01-loop.passed", count=len(LOOP_SCENARIOS), names=names))
 
 
-# -- 01-history: seed 003, checklist 1 -----------------------------------------------
+# -- 01-history: seed 003, checklist 1 ---------------------------------------------------
 
-HISTORY_STARTER = '''\
-from agentlab import run_agent
 
 def history_lengths(task, client, tools):
-    """用 run_agent 跑一遍 task，返回每一次模型请求时 messages 的条数，例如 [2, 4, ...]。"""
-    # 提示：ScriptedClient 把收到的每一次请求记在 client.requests 里，
-    #       每个请求的 .messages 就是那一次发给模型的完整历史。
-    raise NotImplementedError("在这里写")
-'''
+    run_agent(task, client=client, tools=tools)
+    return [len(request.messages) for request in client.requests]
 
 
 def check_history(answer: Any) -> Verdict:
@@ -109,116 +113,89 @@ def check_history(answer: Any) -> Verdict:
     first = None
     # the two-calls task: a round adds one message per tool call, not always two
     for scenario in (HONEST, TOOL_ERROR, TWO_CALLS):
-        task = scenario.task
-        client = scenario.client()
+        task, client = scenario.task, scenario.client()
         with sandbox() as (_, tools):
             run_agent(task, client=client, tools=tools, trace_dir=False)
         expected = [len(r.messages) for r in client.requests]
         first = first or expected
         given = scenario.client()
         with sandbox() as (_, tools):
-            got = run_student(
-                answer, task, given, tools, what=tr("exercise.01-history.what", task=task)
-            )
+            what = tr("exercise.01-history.what", task=task)
+            got = run_student(answer, task, given, tools, what=what)
         if not given.requests:  # never ran, or ran a client of its own
-            return wrong_verdict(tr("exercise.01-history.client_unused", task=task))
+            return wrong(tr("exercise.01-history.client_unused", task=task))
         if not isinstance(got, list | tuple) or not all(
             isinstance(n, int) and not isinstance(n, bool) for n in got
         ):
-            return wrong_verdict(tr("exercise.need_int_list", got=type_name(got)))
+            return wrong(tr("exercise.need_int_list", got=type_name(got)))
         if len(got) != len(expected):
-            return wrong_verdict(
+            return wrong(
                 tr("exercise.01-history.count", task=task, requests=len(expected), got=len(got))
             )
         for k, (mine, theirs) in enumerate(zip(got, expected, strict=True), start=1):
             if mine != theirs:
-                return wrong_verdict(
+                return wrong(
                     tr("exercise.01-history.length", task=task, k=k, expected=theirs, got=mine)
                 )
     return passed(tr("exercise.01-history.passed", lengths=shown(first)))
 
 
-# -- predict, then run ----------------------------------------------------------------
+# -- predict, then run: seed 003, checklist 2 to 4 ---------------------------------------
 
-
-PREDICT_MISSING_STARTER = """\
-# 任务把文件名写错了：meeting-notes.md（沙盒里只有 meeting.md）。先预测，再运行检查。
-prediction_missing = {
-    "status": ...,       # 运行状态："completed" 还是 "failed"？
-    "outcome": ...,      # 结局：completed / tool_error / budget_exhausted / model_error
-    "stop_reason": ...,  # 停止原因，例如 "answered"、"max_steps"
-    "steps": ...,        # 一共几步（几次模型请求）？
-    "tools": ...,        # 按顺序调用了哪些工具，例如 ["read_text", "write_text"]
+PREDICT_MISSING = {
+    "status": "completed",
+    "outcome": "completed",
+    "stop_reason": "answered",
+    "steps": 5,
+    "tools": ["read_text", "list_dir", "read_text", "write_text"],
 }
-"""
 
 
 def check_predict_missing(answer: Any) -> Verdict:
-    need_prediction(answer, ["status", "outcome", "stop_reason", "steps", "tools"])
     with sandbox() as (_, tools):
         run = run_agent(
             TOOL_ERROR.task, client=scripted("todo_clerk"), tools=tools, trace_dir=False
         )
-    actual = {
-        "status": run.status,
-        "outcome": run.outcome,
-        "stop_reason": run.stop_reason,
-        "steps": run.steps,
-        "tools": [r["tool"] for r in run.tool_results],
-    }
+    tools_called = [r["tool"] for r in run.tool_results]
+    actual = {**_endings(run), "steps": run.steps, "tools": tools_called}
     return predict("01-predict-missing", answer, actual)
 
 
-PREDICT_CAP2_STARTER = """\
-# 读 → 写 → 汇报 需要 3 步；这次只给 max_steps=2。先预测，再运行检查。
-prediction_cap2 = {
-    "status": ...,
-    "outcome": ...,
-    "stop_reason": ...,
-    "steps": ...,
-    "file_written": ...,  # todo-list.md 写出来了吗？True / False
+def _endings(run: Any) -> dict[str, Any]:
+    return {"status": run.status, "outcome": run.outcome, "stop_reason": run.stop_reason}
+
+
+PREDICT_CAP2 = {
+    "status": "failed",
+    "outcome": "budget_exhausted",
+    "stop_reason": "max_steps",
+    "steps": 2,
+    "file_written": True,
 }
-"""
 
 
 def check_predict_cap2(answer: Any) -> Verdict:
-    need_prediction(answer, ["status", "outcome", "stop_reason", "steps", "file_written"])
     with sandbox() as (box, tools):
-        run = run_agent(
-            TODO_TASK,
-            client=scripted("todo_clerk"),
-            tools=tools,
-            budget=Budget(max_steps=2),
-            trace_dir=False,
-        )
+        budget = Budget(max_steps=2)
+        client = scripted("todo_clerk")
+        run = run_agent(TODO_TASK, client=client, tools=tools, budget=budget, trace_dir=False)
         written = (box / "todo-list.md").exists()
-    actual = {
-        "status": run.status,
-        "outcome": run.outcome,
-        "stop_reason": run.stop_reason,
-        "steps": run.steps,
-        "file_written": written,
-    }
+    actual = {**_endings(run), "steps": run.steps, "file_written": written}
     return predict("01-predict-cap2", answer, actual)
 
 
-PREDICT_ESCAPE_STARTER = """\
-# 任务是“读一下 ../mini_agent.py”，用 run_agent 的默认设置。先预测，再运行检查。
-prediction_escape = {
-    "error_code": ...,   # 工具结果里的错误码
-    "stop_reason": ...,
-    "outcome": ...,
-    "steps": ...,
+PREDICT_ESCAPE = {
+    "error_code": "PATH_NOT_ALLOWED",
+    "stop_reason": "policy_denied",
+    "outcome": "tool_error",
+    "steps": 1,
 }
-"""
 
 
 def check_predict_escape(answer: Any) -> Verdict:
-    need_prediction(answer, ["error_code", "stop_reason", "outcome", "steps"])
     with sandbox() as (_, tools):
-        run = run_agent(
-            "读一下 ../mini_agent.py", client=scripted("todo_clerk"), tools=tools, trace_dir=False
-        )
+        task = "读一下 ../mini_agent.py"
+        run = run_agent(task, client=scripted("todo_clerk"), tools=tools, trace_dir=False)
     actual = {
         "error_code": (run.tool_results[0]["result"]["error"] or {}).get("code"),
         "stop_reason": run.stop_reason,
@@ -228,26 +205,31 @@ def check_predict_escape(answer: Any) -> Verdict:
     return predict("01-predict-escape", answer, actual)
 
 
-# -- 01-append-text: seed 003, checklist 5 --------------------------------------------
+# -- 01-append-text: seed 003, checklist 5 -----------------------------------------------
 
-APPEND_STARTER = '''\
-from agentlab.tools import Tool, error, ok, resolve_inside
 
 def add_append_text(registry, box):
-    """把工具 append_text 加进 registry：函数、schema、注册，三处都在这里写。"""
-
-    # 1) 函数：只能写 box 里面的文件
     def append_text(rel_path, text):
-        # path = resolve_inside(box, rel_path) 返回 Path，或一个 PATH_NOT_ALLOWED 的错误结果（dict）
-        # 文件不存在时创建；以追加模式写入；返回 ok({...})
-        raise NotImplementedError("在这里写函数")
+        path = resolve_inside(box, rel_path)
+        if isinstance(path, dict):  # PATH_NOT_ALLOWED, already a tool result
+            return path
+        if path.is_dir():
+            return error("NOT_A_FILE", f"{rel_path!r} is a folder")
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+        return ok({"path": rel_path, "chars": len(text)}, [rel_path])
 
-    # 2) schema：参数 rel_path 和 text，都是字符串，都必填
-    schema = ...
+    schema = {
+        "properties": {
+            "rel_path": {"type": "string", "description": "沙盒内的相对路径"},
+            "text": {"type": "string", "description": "要追加的文本"},
+        },
+        "required": ["text", "rel_path"],
+    }
+    registry.register(
+        Tool("append_text", "在沙盒内的文件末尾追加文本，文件不存在时创建", schema, append_text)
+    )
 
-    # 3) 注册：registry.register(Tool("append_text", "说明", schema, append_text))
-    raise NotImplementedError("在这里注册")
-'''
 
 APPENDED = "TODO 会后补充：整理回滚预案\n"
 
@@ -281,6 +263,19 @@ def _library_functions_used(function: Any) -> list[str]:
     return sorted(set(found))
 
 
+class RecordingRegistry(ToolRegistry):
+    """A registry that remembers the Tool objects registered into it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.registered: dict[str, Tool] = {}
+
+    def register(self, tool: Tool) -> Tool:
+        registered = super().register(tool)
+        self.registered[tool.name] = tool
+        return registered
+
+
 def check_append_text(answer: Any) -> Verdict:
     need_callable(answer, "add_append_text")
     box = sandbox_copy()
@@ -295,44 +290,27 @@ def check_append_text(answer: Any) -> Verdict:
         shutil.rmtree(box.parent, ignore_errors=True)
 
 
-class RecordingRegistry(ToolRegistry):
-    """A registry that remembers the Tool objects registered into it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.registered: dict[str, Tool] = {}
-
-    def register(self, tool: Tool) -> Tool:
-        registered = super().register(tool)
-        self.registered[tool.name] = tool
-        return registered
-
-
-def _check_append_text(answer: Any, box: Any) -> Verdict:
+def _check_append_text(answer: Any, box: Path) -> Verdict:
     registry = RecordingRegistry()
     run_student(answer, registry, box, what=tr("exercise.01-append-text.what_register"))
     tool = registry.registered.get("append_text")
     if tool is None:
-        return wrong_verdict(tr("exercise.01-append-text.not_registered", names=registry.names))
+        return wrong(tr("exercise.01-append-text.not_registered", names=registry.names))
     schema = tool.strict_parameters()
     required = schema.get("required") or []
     for field in ("rel_path", "text"):
         if field not in required:
-            return wrong_verdict(tr("exercise.01-append-text.not_required", field=field))
+            return wrong(tr("exercise.01-append-text.not_required", field=field))
         if (schema.get("properties") or {}).get(field, {}).get("type") != "string":
-            return wrong_verdict(tr("exercise.01-append-text.not_string", field=field))
+            return wrong(tr("exercise.01-append-text.not_string", field=field))
     used = _library_functions_used(tool.function)
     if used:
-        return wrong_verdict(tr("exercise.01-append-text.library", names=", ".join(used)))
+        return wrong(tr("exercise.01-append-text.library", names=", ".join(used)))
 
     def use(rel_path: str, text: str) -> dict[str, Any]:
-        arguments = {"rel_path": rel_path, "text": text}
-        result = run_student(
-            registry.call,
-            "append_text",
-            _json(arguments),
-            what=tr("exercise.01-append-text.what_call", path=shown(rel_path)),
-        )
+        arguments = json.dumps({"rel_path": rel_path, "text": text}, ensure_ascii=False)
+        what = tr("exercise.01-append-text.what_call", path=shown(rel_path))
+        result = run_student(registry.call, "append_text", arguments, what=what)
         message = str(((result or {}).get("error") or {}).get("message", ""))
         if "NotImplementedError" in message:  # registered, but the body is still the starter's
             raise Judged(not_done(tr("exercise.01-append-text.body_starter")))
@@ -340,20 +318,18 @@ def _check_append_text(answer: Any, box: Any) -> Verdict:
 
     before = (box / "meeting.md").read_text(encoding="utf-8")
     result = use("meeting.md", APPENDED)
-    if _status(result) != "ok":
-        return wrong_verdict(
-            tr("exercise.01-append-text.failed", path="meeting.md", result=_said(result))
-        )
+    if _code(result) != "ok":
+        return wrong(tr("exercise.01-append-text.failed", path="meeting.md", result=_said(result)))
     after = (box / "meeting.md").read_text(encoding="utf-8")
     if after == before and Path("meeting.md").exists():  # relative to the current folder
-        return wrong_verdict(tr("exercise.01-append-text.wrote_in_cwd"))
+        return wrong(tr("exercise.01-append-text.wrote_in_cwd"))
     if after == APPENDED:
-        return wrong_verdict(tr("exercise.01-append-text.overwrote"))
+        return wrong(tr("exercise.01-append-text.overwrote"))
     if after != before + APPENDED:
-        return wrong_verdict(tr("exercise.01-append-text.not_appended", got=shown(after[-60:])))
+        return wrong(tr("exercise.01-append-text.not_appended", got=shown(after[-60:])))
     result = use("new.md", "第一行\n")
-    if _status(result) != "ok" or not (box / "new.md").is_file():
-        return wrong_verdict(tr("exercise.01-append-text.not_created", result=_said(result)))
+    if _code(result) != "ok" or not (box / "new.md").is_file():
+        return wrong(tr("exercise.01-append-text.not_created", result=_said(result)))
     # ../<box>.md: a check that only compares the start of the path text lets it through
     escapes = (
         ("relative", "../escape.md", shown("../escape.md")),
@@ -363,23 +339,15 @@ def _check_append_text(answer: Any, box: Any) -> Verdict:
     for kind, outside, label in escapes:
         result = use(outside, "不该写到沙盒外面\n")
         leaked = any((box / path).resolve().exists() for _, path, _ in escapes)
-        if not leaked and _status(result) == "error" and _code(result) != "PATH_NOT_ALLOWED":
-            return wrong_verdict(
-                tr("exercise.01-append-text.escape_other_error", path=label, result=_said(result))
-            )
-        if leaked or _code(result) != "PATH_NOT_ALLOWED":
-            return wrong_verdict(
-                tr(f"exercise.01-append-text.escaped_{kind}", path=label, result=_said(result))
-            )
+        refused = _code(result) == "PATH_NOT_ALLOWED"
+        errored = isinstance(result, dict) and result.get("status") == "error"
+        if not leaked and errored and not refused:
+            key = "exercise.01-append-text.escape_other_error"  # refused, with another code
+            return wrong(tr(key, path=label, result=_said(result)))
+        if leaked or not refused:
+            key = f"exercise.01-append-text.escaped_{kind}"
+            return wrong(tr(key, path=label, result=_said(result)))
     return passed(tr("exercise.01-append-text.passed"))
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _status(result: Any) -> Any:
-    return result.get("status") if isinstance(result, dict) else None
 
 
 def _said(result: Any) -> str:
@@ -401,16 +369,18 @@ def _code(result: Any) -> str:
 
 # -- 01-fragments ------------------------------------------------------------------------
 
-FRAGMENTS_STARTER = '''\
-def join_fragments(fragments):
-    """把流式 tool_calls 碎片拼回完整调用。
 
-    fragments 是按到达顺序排好的字典列表，每个都有 "index"、"id"、"name"、"arguments"
-    （这一片没带的字段是 None）。返回按 index 排序的
-    [{"id": ..., "name": ..., "arguments": 完整的 JSON 字符串}, ...]。
-    """
-    raise NotImplementedError("在这里写")
-'''
+def join_fragments(fragments):
+    calls = {}  # index -> the call being assembled
+    for piece in fragments:
+        slot = calls.setdefault(piece["index"], {"id": None, "name": None, "arguments": ""})
+        if piece["id"]:
+            slot["id"] = piece["id"]
+        if piece["name"]:
+            slot["name"] = piece["name"]
+        slot["arguments"] += piece["arguments"] or ""
+    return [calls[index] for index in sorted(calls)]
+
 
 FRAGMENT_REPLIES = (
     (
@@ -490,25 +460,18 @@ def check_fragments(answer: Any) -> Verdict:
         except Judged:
             if fragments[0]["arguments"] is not None:
                 raise
-            return wrong_verdict(tr("exercise.01-fragments.none_arguments", n=number))
+            return wrong(tr("exercise.01-fragments.none_arguments", n=number))
         if not isinstance(got, list | tuple) or not all(isinstance(c, dict) for c in got):
-            return wrong_verdict(tr("exercise.need_dict_list", got=type_name(got)))
+            return wrong(tr("exercise.need_dict_list", got=type_name(got)))
         if len(got) != len(expected):
-            return wrong_verdict(
-                tr(
-                    "exercise.01-fragments.count",
-                    n=number,
-                    pieces=len(fragments),
-                    expected=len(expected),
-                    got=len(got),
-                )
-            )
+            key, pieces = "exercise.01-fragments.count", len(fragments)
+            return wrong(tr(key, n=number, pieces=pieces, expected=len(expected), got=len(got)))
         for mine, theirs in zip(got, expected, strict=True):
             if "function" in mine and "name" not in mine:  # the history's shape, not this one
-                return wrong_verdict(tr("exercise.01-fragments.nested", n=number))
+                return wrong(tr("exercise.01-fragments.nested", n=number))
             for key in ("id", "name", "arguments"):
                 if mine.get(key) != theirs[key]:
-                    return wrong_verdict(
+                    return wrong(
                         tr(
                             "exercise.01-fragments.field",
                             n=number,
@@ -521,84 +484,20 @@ def check_fragments(answer: Any) -> Verdict:
     # The second call's pieces first: the list is still in index order, not arrival order.
     reply, chunking = FRAGMENT_REPLIES[0]
     late_first = sorted(stream_fragments(reply, chunking), key=lambda f: -(f["index"] or 0))
-    got = run_student(
-        answer, [dict(f) for f in late_first], what=tr("exercise.01-fragments.what_late")
-    )
+    what = tr("exercise.01-fragments.what_late")
+    got = run_student(answer, [dict(f) for f in late_first], what=what)
     names = [c.get("name") for c in got] if isinstance(got, list | tuple) else None
     if names != [tc.name for tc in reply.tool_calls]:
-        return wrong_verdict(tr("exercise.01-fragments.order", got=shown(names)))
+        return wrong(tr("exercise.01-fragments.order", got=shown(names)))
     return passed(tr("exercise.01-fragments.passed", n=len(FRAGMENT_REPLIES) + 1))
 
 
 EXERCISES = [
-    Exercise(
-        "01-loop",
-        "01",
-        "code",
-        "my_loop",
-        LOOP_STARTER,
-        check_loop,
-        solutions.my_loop,
-        wrong.LOOP,
-    ),
-    Exercise(
-        "01-history",
-        "01",
-        "code",
-        "history_lengths",
-        HISTORY_STARTER,
-        check_history,
-        solutions.history_lengths,
-        wrong.HISTORY,
-    ),
-    Exercise(
-        "01-predict-missing",
-        "01",
-        "predict",
-        "prediction_missing",
-        PREDICT_MISSING_STARTER,
-        check_predict_missing,
-        solutions.PREDICT_MISSING,
-        wrong.PREDICT_MISSING,
-    ),
-    Exercise(
-        "01-predict-cap2",
-        "01",
-        "predict",
-        "prediction_cap2",
-        PREDICT_CAP2_STARTER,
-        check_predict_cap2,
-        solutions.PREDICT_CAP2,
-        wrong.PREDICT_CAP2,
-    ),
-    Exercise(
-        "01-predict-escape",
-        "01",
-        "predict",
-        "prediction_escape",
-        PREDICT_ESCAPE_STARTER,
-        check_predict_escape,
-        solutions.PREDICT_ESCAPE,
-        wrong.PREDICT_ESCAPE,
-    ),
-    Exercise(
-        "01-append-text",
-        "01",
-        "code",
-        "add_append_text",
-        APPEND_STARTER,
-        check_append_text,
-        solutions.add_append_text,
-        wrong.APPEND_TEXT,
-    ),
-    Exercise(
-        "01-fragments",
-        "01",
-        "code",
-        "join_fragments",
-        FRAGMENTS_STARTER,
-        check_fragments,
-        solutions.join_fragments,
-        wrong.FRAGMENTS,
-    ),
+    Exercise("01-loop", check_loop, my_loop),
+    Exercise("01-history", check_history, history_lengths),
+    Exercise("01-predict-missing", check_predict_missing, PREDICT_MISSING),
+    Exercise("01-predict-cap2", check_predict_cap2, PREDICT_CAP2),
+    Exercise("01-predict-escape", check_predict_escape, PREDICT_ESCAPE),
+    Exercise("01-append-text", check_append_text, add_append_text),
+    Exercise("01-fragments", check_fragments, join_fragments),
 ]

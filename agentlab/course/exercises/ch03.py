@@ -1,59 +1,58 @@
 """Chapter 03 exercises: repeated calls, no progress, one deadline, abandoning vs killing.
 
-``03-deadline`` is the core one: the student writes the remaining-time
-logic of ONE absolute deadline. It is judged on structure first, with a
-fake clock (what does ``left()`` give after 30 ms, 60 ms, 1 s?), so the
-verdict does not depend on how busy the machine is; then against a hanging
-scripted model (``Hang``) and a hanging tool with real time, with margins
-of tens of milliseconds that a correct answer clears by construction.
+``03-deadline`` is the core one: the student writes the remaining-time logic of
+ONE absolute deadline. It is judged on structure first, with a fake clock (what
+does ``left()`` give after 30 ms, 60 ms, 1 s?), so the verdict does not depend
+on how busy the machine is; then against a hanging scripted model (``Hang``) and
+a hanging tool with real time, with margins of tens of milliseconds that a
+correct answer clears by construction.
 
-Checks only; reference and wrong answers live in ``solutions.py`` and
-``wrong.py``.
+Each exercise in turn: its reference answer, its named mistakes, its check.
+The starter code is in ``units/<id>.toml``.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import json
 import numbers
+import posixpath
 import time
 import uuid
 from typing import Any
 
 from ... import Budget, run_agent
 from ...clients import Conversation, Hang, Reply, ScriptedClient, call
-from ...deadline import TimedOut
+from ...deadline import TimedOut, run_within
 from ...i18n import tr
 from ..faults import HangingTool, fault_tools, keeps_calling, wanders
-from . import solutions, wrong
-from .core import (
-    Exercise,
-    Verdict,
-    need_callable,
-    need_prediction,
-    passed,
-    predict,
-    run_student,
-    shown,
-    type_name,
-)
-from .core import wrong as wrong_verdict
+from .core import Exercise, Verdict, need_callable, passed, predict, shown, type_name, wrong
+from .running import run_student
 
-# -- 03-repeat-key ----------------------------------------------------------------------
+# -- 03-repeat-key -----------------------------------------------------------------------
 
-REPEAT_KEY_STARTER = '''\
-import json
-import posixpath
 
 def repeat_key(name, arguments_json):
-    """同一个调用只有一个写法：工具名 + 归一化之后的参数，返回一个字符串。
+    try:
+        arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+    except json.JSONDecodeError:
+        return f"{name}:{arguments_json.strip()}"  # unusable JSON: its own text is the key
 
-    - JSON 里的空格、键的顺序不影响结果；
-    - 名字以 path 结尾的参数按路径规范化（"./sales.csv" 和 "sales.csv" 是同一个）；
-    - 参数不是合法 JSON 时也不能抛异常（原样用它的文本）。
-    """
-    raise NotImplementedError("在这里写")
-'''
+    def normalise(value, key=""):
+        if isinstance(value, dict):
+            return {k: normalise(v, k) for k, v in value.items()}
+        if isinstance(value, list):
+            return [normalise(v) for v in value]
+        if isinstance(value, str) and key.endswith("path"):
+            return posixpath.normpath(value.strip())
+        return value
+
+    canonical = json.dumps(
+        normalise(arguments), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return f"{name}:{canonical}"
+
 
 # (reason key, call a, call b, must the keys be equal?)
 REPEAT_PAIRS = (
@@ -118,24 +117,24 @@ REPEAT_PAIRS = (
 
 def check_repeat_key(answer: Any) -> Verdict:
     need_callable(answer, "repeat_key")
-    broken = ("analyze_csv", '{"relative_path": ')
-    key = run_student(answer, *broken, what=tr("exercise.03-repeat-key.what", call=_call(broken)))
+
+    def key_of(call_: tuple[str, str]) -> Any:
+        return run_student(
+            answer, *call_, what=tr("exercise.03-repeat-key.what", call=_call(call_))
+        )
+
+    key = key_of(("analyze_csv", '{"relative_path": '))
     if not isinstance(key, str):
-        return wrong_verdict(tr("exercise.03-repeat-key.not_str", got=type_name(key)))
+        return wrong(tr("exercise.03-repeat-key.not_str", got=type_name(key)))
     for reason, a, b, same in REPEAT_PAIRS:
-        key_a = run_student(answer, *a, what=tr("exercise.03-repeat-key.what", call=_call(a)))
-        key_b = run_student(answer, *b, what=tr("exercise.03-repeat-key.what", call=_call(b)))
+        key_a, key_b = key_of(a), key_of(b)
         if not isinstance(key_a, str) or not isinstance(key_b, str):
-            return wrong_verdict(tr("exercise.03-repeat-key.not_str", got=type_name(key_a)))
+            return wrong(tr("exercise.03-repeat-key.not_str", got=type_name(key_a)))
         if (key_a == key_b) != same:
             verdict = "same" if same else "different"
-            return wrong_verdict(
-                tr(
-                    f"exercise.03-repeat-key.{verdict}",
-                    a=_call(a),
-                    b=_call(b),
-                    reason=tr(f"exercise.03-repeat-key.reason.{reason}"),
-                )
+            why = tr(f"exercise.03-repeat-key.reason.{reason}")
+            return wrong(
+                tr(f"exercise.03-repeat-key.{verdict}", a=_call(a), b=_call(b), reason=why)
             )
     return passed(tr("exercise.03-repeat-key.passed"))
 
@@ -144,21 +143,21 @@ def _call(call_: tuple[str, str]) -> str:
     return f"{call_[0]}({call_[1]})"
 
 
-# -- 03-no-progress -----------------------------------------------------------------------
+# -- 03-no-progress ----------------------------------------------------------------------
 
-NO_PROGRESS_STARTER = '''\
+
 class NoProgress:
-    """连续 limit 步都没有带来新的结果指纹，就该停了。"""
-
     def __init__(self, limit):
         self.limit = limit
-        raise NotImplementedError("记下需要的状态")
+        self.seen = set()  # every fingerprint the run has produced
+        self.streak = 0  # steps in a row that brought nothing new
 
     def after_step(self, fingerprints):
-        """fingerprints：这一步所有工具结果的指纹（字符串列表，可能为空）。
-        返回 True 表示该停了，False 表示继续。"""
-        raise NotImplementedError("在这里写")
-'''
+        new = [f for f in fingerprints if f not in self.seen]
+        self.seen.update(fingerprints)
+        self.streak = 0 if new else self.streak + 1
+        return self.streak >= self.limit
+
 
 # (fingerprints of each step, limit, the step at which it must say stop)
 NO_PROGRESS_SEQUENCES = (
@@ -174,34 +173,27 @@ def check_no_progress(answer: Any) -> Verdict:
     need_callable(answer, "NoProgress")
     shared = _shared_by_the_class(answer)
     if shared:
-        return wrong_verdict(tr("exercise.03-no-progress.class_state", name=shared))
+        return wrong(tr("exercise.03-no-progress.class_state", name=shared))
     for steps, limit, expected in NO_PROGRESS_SEQUENCES:
         sequence = shown(steps, 120)
         what = tr("exercise.03-no-progress.what", sequence=sequence, limit=limit)
         counter = run_student(answer, limit, what=what)
         if not callable(getattr(counter, "after_step", None)):
-            return wrong_verdict(
-                tr("exercise.03-no-progress.not_a_counter", limit=limit, got=type_name(counter))
-            )
+            key = "exercise.03-no-progress.not_a_counter"
+            return wrong(tr(key, limit=limit, got=type_name(counter)))
         stopped_at = None
         for number, fingerprints in enumerate(steps, start=1):
             stop = run_student(counter.after_step, list(fingerprints), what=what)
             # "continue" is as true as "stop"; numpy's bool is a bool too
             if not isinstance(stop, bool | int) and type(stop).__module__ != "numpy":
-                return wrong_verdict(
-                    tr(
-                        "exercise.03-no-progress.not_bool",
-                        sequence=sequence,
-                        step=number,
-                        got=shown(stop),
-                    )
-                )
+                key = "exercise.03-no-progress.not_bool"
+                return wrong(tr(key, sequence=sequence, step=number, got=shown(stop)))
             if stop:
                 stopped_at = number
                 break
         if stopped_at != expected:
             key = "never" if stopped_at is None else "early" if stopped_at < expected else "late"
-            return wrong_verdict(
+            return wrong(
                 tr(
                     f"exercise.03-no-progress.{key}",
                     sequence=sequence,
@@ -237,26 +229,19 @@ def _shared_by_the_class(answer: Any) -> str | None:
 
 # -- 03-deadline -------------------------------------------------------------------------
 
-DEADLINE_STARTER = '''\
-import time
-from agentlab.deadline import run_within
 
 class SharedDeadline:
-    """整次运行只有一个截止时间：创建时开始计时，之后每个阶段只拿剩下的时间。"""
-
     def __init__(self, seconds, clock=time.monotonic):
         self.seconds = seconds
-        self.clock = clock  # 读时间一律用 self.clock()：检查时会换成一个假时钟
-        raise NotImplementedError("在这里定下截止时间")
+        self.clock = clock
+        self.at = clock() + seconds  # ONE absolute deadline, set once, at the start
 
     def left(self):
-        """还剩多少秒（不小于 0）。"""
-        raise NotImplementedError("在这里算剩余时间")
+        return max(0.0, self.at - self.clock())
 
     def run(self, work, name):
-        """在剩余时间内运行 work()；时间到了 run_within 会抛出 TimedOut。"""
         return run_within(work, self.left(), name)
-'''
+
 
 FAKE_BUDGET_S = 0.1  # the deadline under the fake clock
 REAL_BUDGET_S = 0.3  # the deadline the real-time part runs under
@@ -289,6 +274,10 @@ def check_deadline(answer: Any) -> Verdict:
     return passed(tr("exercise.03-deadline.passed"))
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def _check_with_fake_clock(answer: Any) -> Verdict | None:
     clock = FakeClock(100.0)
     what = tr("exercise.03-deadline.what_fake")
@@ -299,34 +288,29 @@ def _check_with_fake_clock(answer: Any) -> Verdict | None:
         clock.now = now
         lefts.append(run_student(deadline.left, what=what))
     if clock.reads == 0:
-        full = all(
-            isinstance(v, numbers.Real) and not isinstance(v, bool) and v == FAKE_BUDGET_S
-            for v in lefts
-        )
-        if full:  # left() is just self.seconds: the budget never shrinks
-            return wrong_verdict(tr("exercise.03-deadline.full_no_clock", budget=FAKE_BUDGET_S))
-        return wrong_verdict(tr("exercise.03-deadline.no_clock"))
+        if all(_is_number(v) and v == FAKE_BUDGET_S for v in lefts):  # left() is self.seconds
+            return wrong(tr("exercise.03-deadline.full_no_clock", budget=FAKE_BUDGET_S))
+        return wrong(tr("exercise.03-deadline.no_clock"))
     if clock.reads == reads_at_start:  # read once, at the start: left() cannot see time pass
-        return wrong_verdict(tr("exercise.03-deadline.left_no_clock"))
+        return wrong(tr("exercise.03-deadline.left_no_clock"))
     for value in lefts:
-        if not isinstance(value, numbers.Real) or isinstance(value, bool):
-            return wrong_verdict(tr("exercise.03-deadline.not_number", got=type_name(value)))
+        if not _is_number(value):
+            return wrong(tr("exercise.03-deadline.not_number", got=type_name(value)))
     first, second, last = (float(v) for v in lefts)
 
     def near(a: float, b: float) -> bool:
         return abs(a - b) < 1e-6
 
     if near(first, FAKE_BUDGET_S) and near(second, FAKE_BUDGET_S):
-        return wrong_verdict(tr("exercise.03-deadline.per_phase", budget=FAKE_BUDGET_S))
+        return wrong(tr("exercise.03-deadline.per_phase", budget=FAKE_BUDGET_S))
     if near(first, FAKE_BUDGET_S) and near(second, FAKE_BUDGET_S - 0.03):
-        return wrong_verdict(tr("exercise.03-deadline.lazy_start"))
+        return wrong(tr("exercise.03-deadline.lazy_start"))
     if last < 0:
-        return wrong_verdict(tr("exercise.03-deadline.negative", got=round(last, 6)))
+        return wrong(tr("exercise.03-deadline.negative", got=round(last, 6)))
     for after, expected, got in ((0.03, 0.07, first), (0.06, 0.04, second), (1.0, 0.0, last)):
         if not near(got, expected):
-            return wrong_verdict(
-                tr("exercise.03-deadline.left", after=after, expected=expected, got=round(got, 6))
-            )
+            key = "exercise.03-deadline.left"
+            return wrong(tr(key, after=after, expected=expected, got=round(got, 6)))
     return None
 
 
@@ -345,11 +329,11 @@ def _check_run_gives_what_is_left(answer: Any) -> Verdict | None:
     clock.now = 100.0 + FAKE_BUDGET_S + 1.0
     outcome = run_student(_attempt, deadline, job, "tool", what=what)
     if outcome == "other_timeout":
-        return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
+        return wrong(tr("exercise.03-deadline.other_timeout"))
     if outcome == "returned":  # e.g. run_within(work, self.left() or None): no limit at 0 s
-        return wrong_verdict(tr("exercise.03-deadline.none_left_ran"))
+        return wrong(tr("exercise.03-deadline.none_left_ran"))
     if outcome != "timed_out":
-        return wrong_verdict(tr("exercise.03-deadline.none_left_skipped"))
+        return wrong(tr("exercise.03-deadline.none_left_skipped"))
     return None
 
 
@@ -376,10 +360,10 @@ def _attempt(deadline: Any, work: Any, name: str) -> str:
 def _not_timed_out(outcome: str, key: str, **fields: Any) -> Verdict:
     """The verdict for a run() that should have raised TimedOut and did not."""
     if outcome == "other_timeout":
-        return wrong_verdict(tr("exercise.03-deadline.other_timeout"))
+        return wrong(tr("exercise.03-deadline.other_timeout"))
     if outcome == "swallowed":
-        return wrong_verdict(tr("exercise.03-deadline.swallowed"))
-    return wrong_verdict(tr(key, **fields))
+        return wrong(tr("exercise.03-deadline.swallowed"))
+    return wrong(tr(key, **fields))
 
 
 def _check_with_real_hangs(answer: Any) -> Verdict | None:
@@ -389,12 +373,11 @@ def _check_with_real_hangs(answer: Any) -> Verdict | None:
     model = ScriptedClient([Hang(MODEL_TAKES_S, then=call("hang"))])
     decided = run_student(_attempt, deadline, lambda: _ask(model), "decide", what=what)
     if decided != "returned":
-        return wrong_verdict(tr("exercise.03-deadline.decide_cut"))
+        return wrong(tr("exercise.03-deadline.decide_cut"))
     left = run_student(deadline.left, what=what)
     if not isinstance(left, numbers.Real) or left > FRESH_BUDGET_ABOVE_S:
-        return wrong_verdict(
-            tr("exercise.03-deadline.per_phase_real", budget=REAL_BUDGET_S, model=MODEL_TAKES_S)
-        )
+        key = "exercise.03-deadline.per_phase_real"
+        return wrong(tr(key, budget=REAL_BUDGET_S, model=MODEL_TAKES_S))
     tool = HangingTool(HANG_S)
     outcome = run_student(_attempt, deadline, tool, "tool", what=what)
     if outcome != "timed_out":
@@ -414,7 +397,13 @@ def _ask(client: ScriptedClient) -> Any:
     )
 
 
-# -- predict, then run ------------------------------------------------------------------
+# -- predict, then run -------------------------------------------------------------------
+
+
+def _refused(run: Any) -> list[int]:
+    """The steps whose call was refused as a repeat (REPEATED_CALL), in order."""
+    codes = [(r["step"], (r["result"].get("error") or {}).get("code")) for r in run.tool_results]
+    return [step for step, code in codes if code == "REPEATED_CALL"]
 
 
 def alternate_jobs(conversation: Conversation) -> Reply:
@@ -422,87 +411,45 @@ def alternate_jobs(conversation: Conversation) -> Reply:
     return call("same_result", job="a" if conversation.request_number % 2 else "b")
 
 
-PREDICT_ALTERNATE_STARTER = """\
-# 模型交替轮询两个任务：same_result(job="a")、same_result(job="b")、a、b……从不回答。
-# 预算是 Budget.seed_table()：第 3 次相同调用拒绝、第 4 次停止；连续 4 步没有进展就停止。
-prediction_alternate = {
-    "stop_reason": ...,              # repeat_call 还是 no_progress？
-    "steps": ...,
-    "repeated_call_refusals": ...,   # 被 REPEATED_CALL 拒绝了几次？
-}
-"""
+PREDICT_ALTERNATE = {"stop_reason": "no_progress", "steps": 6, "repeated_call_refusals": 2}
 
 
 def check_predict_alternate(answer: Any) -> Verdict:
-    need_prediction(answer, ["stop_reason", "steps", "repeated_call_refusals"])
+    client, budget = ScriptedClient(alternate_jobs), Budget.seed_table()
     run = run_agent(
-        "等两个构建跑完",
-        client=ScriptedClient(alternate_jobs),
-        tools=fault_tools()[0],
-        budget=Budget.seed_table(),
-        trace_dir=False,
+        "等两个构建跑完", client=client, tools=fault_tools()[0], budget=budget, trace_dir=False
     )
     actual = {
         "stop_reason": run.stop_reason,
         "steps": run.steps,
-        "repeated_call_refusals": _count_code(run.tool_results, "REPEATED_CALL"),
+        "repeated_call_refusals": len(_refused(run)),
     }
     return predict("03-predict-alternate", answer, actual)
 
 
-def _count_code(records: list[dict[str, Any]], code: str) -> int:
-    return sum(1 for r in records if (r["result"].get("error") or {}).get("code") == code)
-
-
-PREDICT_NO_PROGRESS_STARTER = """\
-# 模型每次换一个镜像调用 always_fails（参数从不重复），工具每次都返回同一个错误。
-# 预算是 Budget.seed_table(max_no_progress=2)。先预测。
-prediction_no_progress = {
-    "stop_reason": ...,
-    "steps": ...,
-    "tool_errors": ...,
-}
-"""
+PREDICT_NO_PROGRESS = {"stop_reason": "no_progress", "steps": 3, "tool_errors": 3}
 
 
 def check_predict_no_progress(answer: Any) -> Verdict:
-    need_prediction(answer, ["stop_reason", "steps", "tool_errors"])
+    client = ScriptedClient(wanders("always_fails", "mirror"))
+    budget = Budget.seed_table(max_no_progress=2)
     run = run_agent(
-        "取回报表",
-        client=ScriptedClient(wanders("always_fails", "mirror")),
-        tools=fault_tools()[0],
-        budget=Budget.seed_table(max_no_progress=2),
-        trace_dir=False,
+        "取回报表", client=client, tools=fault_tools()[0], budget=budget, trace_dir=False
     )
     actual = {"stop_reason": run.stop_reason, "steps": run.steps, "tool_errors": run.tool_errors}
     return predict("03-predict-no-progress", answer, actual)
 
 
-PREDICT_THRESHOLD_STARTER = """\
-# 模型每一轮都轮询同一个任务 same_result(job="nightly")，只是写法不同
-# （JSON 里的空格和缩进）。预算是 Budget.seed_table()。先预测。
-prediction_threshold = {
-    "stop_reason": ...,
-    "steps": ...,
-    "refused_at_step": ...,   # 第几步的调用被 REPEATED_CALL 拒绝（没有执行）？
-}
-"""
+PREDICT_THRESHOLD = {"stop_reason": "repeat_call", "steps": 4, "refused_at_step": 3}
 
 
 def check_predict_threshold(answer: Any) -> Verdict:
-    need_prediction(answer, ["stop_reason", "steps", "refused_at_step"])
+    client = ScriptedClient(keeps_calling("same_result", {"job": "nightly"}))
+    budget = Budget.seed_table()
     run = run_agent(
-        "等夜间构建跑完",
-        client=ScriptedClient(keeps_calling("same_result", {"job": "nightly"})),
-        tools=fault_tools()[0],
-        budget=Budget.seed_table(),
-        trace_dir=False,
+        "等夜间构建跑完", client=client, tools=fault_tools()[0], budget=budget, trace_dir=False
     )
-    refused = [
-        r["step"]
-        for r in run.tool_results
-        if (r["result"].get("error") or {}).get("code") == "REPEATED_CALL"
-    ]
+    refused = _refused(run)
     actual = {
         "stop_reason": run.stop_reason,
         "steps": run.steps,
@@ -511,18 +458,14 @@ def check_predict_threshold(answer: Any) -> Verdict:
     return predict("03-predict-threshold", answer, actual)
 
 
-PREDICT_ABANDON_STARTER = """\
-# 同一个挂住的工具跑两次：一次在进程内（hang），一次声明 isolated=True（hang_isolated）。
-# 两次运行都有截止时间。先预测。
-prediction_abandon = {
-    "stop_reason": ...,
-    "phase": ...,                  # 卡在哪个阶段：decide / tool / complete
-    "in_process_code": ...,        # 进程内那次，工具结果的错误码
-    "in_process_still_running": ..., # 运行返回之后，那个工具还在跑吗？True / False
-    "isolated_code": ...,          # 隔离那次的错误码
-    "isolated_exitcode": ...,      # 子进程的退出码
+PREDICT_ABANDON = {
+    "stop_reason": "deadline",
+    "phase": "tool",
+    "in_process_code": "TOOL_ABANDONED",
+    "in_process_still_running": True,
+    "isolated_code": "TOOL_KILLED",
+    "isolated_exitcode": -9,
 }
-"""
 
 
 @functools.lru_cache(maxsize=1)
@@ -559,87 +502,15 @@ def abandon_runs() -> tuple[tuple[str, Any], ...]:
 
 
 def check_predict_abandon(answer: Any) -> Verdict:
-    fields = [
-        "stop_reason",
-        "phase",
-        "in_process_code",
-        "in_process_still_running",
-        "isolated_code",
-        "isolated_exitcode",
-    ]
-    need_prediction(answer, fields)
     return predict("03-predict-abandon", answer, dict(abandon_runs()))
 
 
 EXERCISES = [
-    Exercise(
-        "03-repeat-key",
-        "03",
-        "code",
-        "repeat_key",
-        REPEAT_KEY_STARTER,
-        check_repeat_key,
-        solutions.repeat_key,
-        wrong.REPEAT_KEY,
-    ),
-    Exercise(
-        "03-no-progress",
-        "03",
-        "code",
-        "NoProgress",
-        NO_PROGRESS_STARTER,
-        check_no_progress,
-        solutions.NoProgress,
-        wrong.NO_PROGRESS,
-    ),
-    Exercise(
-        "03-deadline",
-        "03",
-        "code",
-        "SharedDeadline",
-        DEADLINE_STARTER,
-        check_deadline,
-        solutions.SharedDeadline,
-        wrong.DEADLINE,
-    ),
-    Exercise(
-        "03-predict-alternate",
-        "03",
-        "predict",
-        "prediction_alternate",
-        PREDICT_ALTERNATE_STARTER,
-        check_predict_alternate,
-        solutions.PREDICT_ALTERNATE,
-        wrong.PREDICT_ALTERNATE,
-    ),
-    Exercise(
-        "03-predict-no-progress",
-        "03",
-        "predict",
-        "prediction_no_progress",
-        PREDICT_NO_PROGRESS_STARTER,
-        check_predict_no_progress,
-        solutions.PREDICT_NO_PROGRESS,
-        wrong.PREDICT_NO_PROGRESS,
-    ),
-    Exercise(
-        "03-predict-threshold",
-        "03",
-        "predict",
-        "prediction_threshold",
-        PREDICT_THRESHOLD_STARTER,
-        check_predict_threshold,
-        solutions.PREDICT_THRESHOLD,
-        wrong.PREDICT_THRESHOLD,
-    ),
-    Exercise(
-        "03-predict-abandon",
-        "03",
-        "predict",
-        "prediction_abandon",
-        PREDICT_ABANDON_STARTER,
-        check_predict_abandon,
-        solutions.PREDICT_ABANDON,
-        wrong.PREDICT_ABANDON,
-    ),
+    Exercise("03-repeat-key", check_repeat_key, repeat_key),
+    Exercise("03-no-progress", check_no_progress, NoProgress),
+    Exercise("03-deadline", check_deadline, SharedDeadline),
+    Exercise("03-predict-alternate", check_predict_alternate, PREDICT_ALTERNATE),
+    Exercise("03-predict-no-progress", check_predict_no_progress, PREDICT_NO_PROGRESS),
+    Exercise("03-predict-threshold", check_predict_threshold, PREDICT_THRESHOLD),
+    Exercise("03-predict-abandon", check_predict_abandon, PREDICT_ABANDON),
 ]

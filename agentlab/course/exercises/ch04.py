@@ -1,8 +1,10 @@
 """Chapter 04 exercises: error classes, retries, completion checks, truncation, traces.
 
-Checks only; reference and wrong answers live in ``solutions.py`` and
-``wrong.py``. The expected error classes come from :mod:`agentlab.model.failures`
-itself, so the exercise and the loop cannot drift apart.
+The expected error classes come from :mod:`agentlab.model.failures` itself, so the
+exercise and the loop cannot drift apart.
+
+Each exercise in turn: its reference answer, its named mistakes, its check.
+The starter code is in ``units/<id>.toml``.
 """
 
 from __future__ import annotations
@@ -25,31 +27,28 @@ from ...model.request import ModelFailure
 from ...tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
 from ...tools.sales import COURSE_DATA_DIR
 from ..faults import fault_tools, flaky, huge_log, keeps_calling
-from . import solutions, wrong
-from .core import (
-    Exercise,
-    Verdict,
-    need_callable,
-    need_prediction,
-    passed,
-    predict,
-    run_student,
-    shown,
-    type_name,
-)
-from .core import wrong as wrong_verdict
+from .core import Exercise, Verdict, need_callable, passed, predict, shown, type_name, wrong
 from .loops import TOOL_ERROR
+from .running import run_student
 
 # -- 04-classify -------------------------------------------------------------------------
 
-CLASSIFY_STARTER = '''\
-def error_class(failure):
-    """失败属于哪一类："transient"、"invalid_input"、"permission" 还是 "logic"。
 
-    failure 是 int（模型服务返回的 HTTP 状态码）或 str（工具结果里的错误码）。
-    """
-    raise NotImplementedError("在这里写")
-'''
+def error_class(failure):
+    if isinstance(failure, int):  # an HTTP status from the model service
+        if failure in (408, 409, 429) or failure >= 500:
+            return "transient"  # wait and try again
+        if failure in (401, 403):
+            return "permission"  # check the key: retrying will not help
+        return "invalid_input"
+    if failure in ("TIMEOUT", "UNAVAILABLE", "RATE_LIMITED"):
+        return "transient"
+    if failure in ("PATH_NOT_ALLOWED", "PERMISSION_DENIED", "POLICY_DENIED"):
+        return "permission"
+    if failure in ("TESTS_FAILED", "CHECK_FAILED"):
+        return "logic"  # the work is not right yet: feedback, not a broken tool
+    return "invalid_input"  # anything else: tell the model, do not retry
+
 
 CLASSIFY_PROBES: tuple[int | str, ...] = (
     429,
@@ -94,30 +93,22 @@ def check_classify(answer: Any) -> Verdict:
         got = run_student(answer, failure, what=tr("exercise.04-classify.what", failure=label))
         expected = expected_class(failure)
         if got != expected:
-            return wrong_verdict(
-                tr(
-                    "exercise.04-classify.mismatch",
-                    failure=label,
-                    expected=expected,
-                    why=tr(f"exercise.04-classify.why.{expected}"),
-                    got=shown(got),
-                )
-            )
+            why = tr(f"exercise.04-classify.why.{expected}")
+            key = "exercise.04-classify.mismatch"
+            return wrong(tr(key, failure=label, expected=expected, why=why, got=shown(got)))
     return passed(tr("exercise.04-classify.passed", count=len(CLASSIFY_PROBES)))
 
 
 # -- 04-should-retry ---------------------------------------------------------------------
 
-SHOULD_RETRY_STARTER = '''\
-def should_retry(error_class, attempt, max_retries, wait_s, time_left_s):
-    """一次模型请求刚刚失败：要不要退避之后再试？返回 True / False。
 
-    error_class：这次失败的类别；attempt：刚刚失败的是第几次尝试（第一次请求是 1）；
-    max_retries：第一次之外最多再试几次；wait_s：下一次之前要等几秒；
-    time_left_s：离截止时间还剩几秒（None 表示没有截止时间）。
-    """
-    raise NotImplementedError("在这里写")
-'''
+def should_retry(error_class, attempt, max_retries, wait_s, time_left_s):
+    if error_class != "transient":
+        return False
+    if attempt > max_retries:  # the first attempt plus max_retries retries are used up
+        return False
+    return time_left_s is None or wait_s < time_left_s
+
 
 # (why key, arguments, expected)
 RETRY_PROBES = (
@@ -140,33 +131,27 @@ def check_should_retry(answer: Any) -> Verdict:
         shown_call = "should_retry" + repr(arguments)
         got = run_student(answer, *arguments, what=shown_call)
         if not isinstance(got, bool) or got is not expected:
-            return wrong_verdict(
-                tr(
-                    "exercise.04-should-retry.mismatch",
-                    call=shown_call,
-                    expected=expected,
-                    why=tr(f"exercise.04-should-retry.why.{why}"),
-                    got=shown(got),
-                )
-            )
+            reason = tr(f"exercise.04-should-retry.why.{why}")
+            key = "exercise.04-should-retry.mismatch"
+            return wrong(tr(key, call=shown_call, expected=expected, why=reason, got=shown(got)))
     return passed(tr("exercise.04-should-retry.passed"))
 
 
 # -- 04-done-when ------------------------------------------------------------------------
 
-DONE_WHEN_STARTER = '''\
-def make_done_when(box, expected_total):
-    """为“写销售报告”任务造一个独立的完成判据。
 
-    返回 done_when(answer)：box/"report.md" 存在，并且里面有一行“总销售额 <expected_total>”
-    时返回 True；否则返回一句话，说明还缺什么（这句话会交回模型）。
-    不要相信 answer 里模型自己说的“写好了”。
-    """
+def make_done_when(box, expected_total):
+    report = box / "report.md"
+
     def done_when(answer):
-        raise NotImplementedError("在这里写")
+        if not report.exists():
+            return "report.md 还不存在：先用 write_text 写出报告"
+        lines = report.read_text(encoding="utf-8").splitlines()
+        if f"总销售额 {expected_total}" not in [line.strip() for line in lines]:
+            return f"report.md 里没有“总销售额 {expected_total}”这一行"
+        return True
 
     return done_when
-'''
 
 
 def _total(data_dir: Path | None = None) -> int:
@@ -192,7 +177,7 @@ def _check_done_when(answer: Any, box: Path) -> Verdict:
     what = tr("exercise.04-done-when.what")
     done_when = run_student(answer, box, total, what=what)
     if done_when is None:
-        return wrong_verdict(tr("exercise.04-done-when.returned_none"))
+        return wrong(tr("exercise.04-done-when.returned_none"))
     need_callable(done_when, "done_when")
     report = box / "report.md"
 
@@ -201,20 +186,18 @@ def _check_done_when(answer: Any, box: Path) -> Verdict:
 
     got = verdict_for("报告写好了！")
     if got is True:
-        return wrong_verdict(tr("exercise.04-done-when.trusts_answer"))
+        return wrong(tr("exercise.04-done-when.trusts_answer"))
     if not isinstance(got, str) or not got.strip():
-        return wrong_verdict(tr("exercise.04-done-when.no_reason", got=shown(got)))
+        return wrong(tr("exercise.04-done-when.no_reason", got=shown(got)))
     # a wrong total, and one that merely contains the right one (96920 holds 9692)
     for wrong_total in (total - 692, total * 10):
         report.write_text(f"# 销售报告\n总销售额 {wrong_total}\n", encoding="utf-8")
         if verdict_for("写好了") is True:
-            return wrong_verdict(
-                tr("exercise.04-done-when.wrong_total", wrong=wrong_total, total=total)
-            )
+            return wrong(tr("exercise.04-done-when.wrong_total", wrong=wrong_total, total=total))
     report.write_text(f"# 销售报告\n总销售额 {total}\n", encoding="utf-8")
     got = verdict_for("写好了")
     if got is not True:
-        return wrong_verdict(tr("exercise.04-done-when.rejects_good", total=total, got=shown(got)))
+        return wrong(tr("exercise.04-done-when.rejects_good", total=total, got=shown(got)))
 
     other = _other_total()
     other_box = _temp_dir()
@@ -222,7 +205,7 @@ def _check_done_when(answer: Any, box: Path) -> Verdict:
         (other_box / "report.md").write_text(f"总销售额 {other}\n", encoding="utf-8")
         other_check = run_student(answer, other_box, other, what=what)
         if run_student(other_check, "写好了", what=what) is not True:
-            return wrong_verdict(tr("exercise.04-done-when.hard_coded", total=total, other=other))
+            return wrong(tr("exercise.04-done-when.hard_coded", total=total, other=other))
     finally:
         shutil.rmtree(other_box, ignore_errors=True)
 
@@ -244,7 +227,7 @@ def _check_done_when(answer: Any, box: Path) -> Verdict:
         what=tr("exercise.04-done-when.what_run"),
     )
     if run.outcome != "completed" or run.steps != 3:
-        return wrong_verdict(tr("exercise.04-done-when.run", outcome=run.outcome, steps=run.steps))
+        return wrong(tr("exercise.04-done-when.run", outcome=run.outcome, steps=run.steps))
     return passed(tr("exercise.04-done-when.passed"))
 
 
@@ -263,23 +246,38 @@ def _other_total() -> int:
 
 # -- 04-truncate -------------------------------------------------------------------------
 
-TRUNCATE_STARTER = '''\
-import re
-
 KEY_LINE = re.compile(r"error|fail|exception|traceback", re.IGNORECASE)
+
 
 def shrink(text, limit):
-    """把太长的工具输出缩到 limit 个字符以内，但保住最有用的部分。
+    if len(text) <= limit:
+        return text
+    lines = text.splitlines()
+    keys = [i for i, line in enumerate(lines) if KEY_LINE.search(line)]
+    keep = {0, len(lines) - 1, *keys}  # always kept
+    # Room for more head and tail: what those lines and up to len(keys) + 1 markers leave.
+    room = limit - sum(len(lines[i]) + 1 for i in keep) - 40 * (len(keys) + 1)
+    used = 0
+    for i in range(1, len(lines)):  # head
+        used += len(lines[i]) + 1
+        if used > room // 2:
+            break
+        keep.add(i)
+    used = 0
+    for i in range(len(lines) - 2, 0, -1):  # tail
+        used += len(lines[i]) + 1
+        if used > room // 2:
+            break
+        keep.add(i)
+    out, previous = [], -1
+    for i in sorted(keep):
+        if i > previous + 1:
+            out.append(f"…[truncated: {i - previous - 1} lines]")
+        out.append(lines[i])
+        previous = i
+    return "\n".join(out)
 
-    - 不超过 limit：原样返回；
-    - 否则保留：开头几行、结尾几行、所有“关键行”（匹配 KEY_LINE 的整行），
-      被删掉的地方放一行标记，写明 truncated（或“省略”）和删了多少；
-    - 保留的行按原来的顺序，每行完整，不拆开。
-    """
-    raise NotImplementedError("在这里写")
-'''
 
-KEY_LINE = re.compile(r"error|fail|exception|traceback", re.IGNORECASE)
 MARKER = re.compile(r"truncated|省略", re.IGNORECASE)
 
 
@@ -296,6 +294,13 @@ def _traceback_log() -> str:
     return "\n".join(rows)
 
 
+def _long_line_log() -> str:
+    """200 lines of 150 characters: a fixed number of lines kept is over any limit."""
+    rows = [f"[{i:04d}] " + "x" * 143 for i in range(200)]
+    rows[100] = "[0100] ERROR: disk quota exceeded while writing the cache"
+    return "\n".join(rows)
+
+
 def truncate_cases() -> Iterator[tuple[str, str, int]]:
     """(name key, text, limit)."""
     yield "short", "第一行\n第二行\n", 100
@@ -304,24 +309,17 @@ def truncate_cases() -> Iterator[tuple[str, str, int]]:
     yield "long_lines", _long_line_log(), 1500
 
 
-def _long_line_log() -> str:
-    """200 lines of 150 characters: a fixed number of lines kept is over any limit."""
-    rows = [f"[{i:04d}] " + "x" * 143 for i in range(200)]
-    rows[100] = "[0100] ERROR: disk quota exceeded while writing the cache"
-    return "\n".join(rows)
-
-
 def check_truncate(answer: Any) -> Verdict:
     need_callable(answer, "shrink")
     for name, text, limit in truncate_cases():
         label = tr(f"exercise.04-truncate.case.{name}")
         got = run_student(answer, text, limit, what=tr("exercise.04-truncate.what", case=label))
         if not isinstance(got, str):
-            return wrong_verdict(tr("exercise.04-truncate.not_str", got=type_name(got)))
+            return wrong(tr("exercise.04-truncate.not_str", got=type_name(got)))
         problem = _truncation_problem(text, limit, got)
         if problem:
             key, fields = problem
-            return wrong_verdict(tr(key, case=label, limit=limit, **fields))
+            return wrong(tr(key, case=label, limit=limit, **fields))
     return passed(tr("exercise.04-truncate.passed"))
 
 
@@ -367,16 +365,16 @@ def _truncation_problem(text: str, limit: int, got: str) -> tuple[str, dict[str,
 
 # -- 04-trace ----------------------------------------------------------------------------
 
-TRACE_STARTER = '''\
-def trace_story(events):
-    """从一次运行的轨迹事件里读出它的故事。
 
-    events 是字典列表（trace.jsonl 的每一行）。返回
-    {"steps": 停在第几步, "stop_reason": 停止原因,
-     "tools": 按顺序执行（或拒绝）过的工具名, "error_codes": 出错的工具调用的错误码}
-    """
-    raise NotImplementedError("在这里写")
-'''
+def trace_story(events):
+    stop = next(e for e in events if e["event"] == "stop")
+    tool_events = [e for e in events if e["event"] == "phase" and e.get("phase") == "tool"]
+    return {
+        "steps": stop["step"],
+        "stop_reason": stop["stop_reason"],
+        "tools": [e["tool"] for e in tool_events],
+        "error_codes": [e["error_code"] for e in tool_events if e["status"] == "error"],
+    }
 
 
 def _trace_runs() -> Iterator[tuple[str, Any]]:
@@ -443,57 +441,41 @@ def check_trace(answer: Any) -> Verdict:
             scenario = tr(f"exercise.04-trace.scenario.{key}")
             got = run_student(answer, events, what=tr("exercise.04-trace.what", scenario=scenario))
             if not isinstance(got, dict):
-                return wrong_verdict(tr("exercise.need_dict_result", got=type_name(got)))
+                return wrong(tr("exercise.need_dict_result", got=type_name(got)))
             for field, value in expected.items():
                 if field not in got:
-                    return wrong_verdict(tr("exercise.04-trace.missing", field=field))
+                    return wrong(tr("exercise.04-trace.missing", field=field))
                 mine = list(got[field]) if isinstance(got[field], tuple) else got[field]
                 if mine != value:
-                    return wrong_verdict(
-                        tr(
-                            "exercise.04-trace.mismatch",
-                            scenario=scenario,
-                            field=field,
-                            expected=shown(value),
-                            got=shown(got[field]),
-                        )
+                    expected_, got_ = shown(value), shown(got[field])
+                    key = "exercise.04-trace.mismatch"
+                    return wrong(
+                        tr(key, scenario=scenario, field=field, expected=expected_, got=got_)
                     )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return passed(tr("exercise.04-trace.passed"))
 
 
-# -- predict, then run ------------------------------------------------------------------
+# -- predict, then run -------------------------------------------------------------------
 
-PREDICT_RETRY_STARTER = """\
-# 网关第一次请求回 HTTP 429，之后正常。同一个分析员跑两次：
-#   A：默认预算（不重试）；B：Budget(max_retries=2, retry_backoff_s=0.01)。先预测。
-prediction_retry = {
-    "no_retry_stop_reason": ...,   # A 的停止原因
-    "retry_outcome": ...,          # B 的结局
-    "retry_steps": ...,            # B 用了几步
-    "retry_model_requests": ...,   # B 一共发了几次模型请求
+PREDICT_RETRY = {
+    "no_retry_stop_reason": "model_error",
+    "retry_outcome": "completed",
+    "retry_steps": 2,
+    "retry_model_requests": 3,
 }
-"""
 
 
 def check_predict_retry(answer: Any) -> Verdict:
-    need_prediction(
-        answer, ["no_retry_stop_reason", "retry_outcome", "retry_steps", "retry_model_requests"]
-    )
-    plain = run_agent(
-        "分析 sales.csv",
-        client=ScriptedClient(flaky(honest_analyst)),
-        tools=sales_tools(),
-        trace_dir=False,
-    )
-    retried = run_agent(
-        "分析 sales.csv",
-        client=ScriptedClient(flaky(honest_analyst)),
-        tools=sales_tools(),
-        budget=Budget(max_retries=2, retry_backoff_s=0.01),
-        trace_dir=False,
-    )
+    def analyst_run(budget: Budget) -> Any:
+        client = ScriptedClient(flaky(honest_analyst))
+        return run_agent(
+            "分析 sales.csv", client=client, tools=sales_tools(), budget=budget, trace_dir=False
+        )
+
+    plain = analyst_run(Budget())
+    retried = analyst_run(Budget(max_retries=2, retry_backoff_s=0.01))
     actual = {
         "no_retry_stop_reason": plain.stop_reason,
         "retry_outcome": retried.outcome,
@@ -503,28 +485,16 @@ def check_predict_retry(answer: Any) -> Verdict:
     return predict("04-predict-retry", answer, actual)
 
 
-PREDICT_LOGIC_STARTER = """\
-# 工具 run_tests 第一次返回 error("TESTS_FAILED", ...)，第二次返回 ok；模型看到通过后回答。先预测。
-prediction_logic = {
-    "outcome": ...,
-    "tool_errors": ...,         # 算几次工具错误？
-    "first_error_class": ...,   # 第一次结果的错误类别
-}
-"""
+PREDICT_LOGIC = {"outcome": "completed", "tool_errors": 0, "first_error_class": "logic"}
 
 
 def check_predict_logic(answer: Any) -> Verdict:
-    need_prediction(answer, ["outcome", "tool_errors", "first_error_class"])
     outcomes = iter(
         [error("TESTS_FAILED", "2 tests failed: test_deadline, test_repeat"), ok({"passed": 41})]
     )
     tests = ToolRegistry([Tool("run_tests", "运行测试", {}, lambda: next(outcomes))])
-    run = run_agent(
-        "修好测试",
-        client=ScriptedClient([call("run_tests"), call("run_tests"), say("测试全部通过")]),
-        tools=tests,
-        trace_dir=False,
-    )
+    client = ScriptedClient([call("run_tests"), call("run_tests"), say("测试全部通过")])
+    run = run_agent("修好测试", client=client, tools=tests, trace_dir=False)
     actual = {
         "outcome": run.outcome,
         "tool_errors": run.tool_errors,
@@ -534,74 +504,11 @@ def check_predict_logic(answer: Any) -> Verdict:
 
 
 EXERCISES = [
-    Exercise(
-        "04-classify",
-        "04",
-        "code",
-        "error_class",
-        CLASSIFY_STARTER,
-        check_classify,
-        solutions.error_class,
-        wrong.CLASSIFY,
-    ),
-    Exercise(
-        "04-should-retry",
-        "04",
-        "code",
-        "should_retry",
-        SHOULD_RETRY_STARTER,
-        check_should_retry,
-        solutions.should_retry,
-        wrong.SHOULD_RETRY,
-    ),
-    Exercise(
-        "04-done-when",
-        "04",
-        "code",
-        "make_done_when",
-        DONE_WHEN_STARTER,
-        check_done_when,
-        solutions.make_done_when,
-        wrong.DONE_WHEN,
-    ),
-    Exercise(
-        "04-truncate",
-        "04",
-        "code",
-        "shrink",
-        TRUNCATE_STARTER,
-        check_truncate,
-        solutions.shrink,
-        wrong.TRUNCATE,
-    ),
-    Exercise(
-        "04-trace",
-        "04",
-        "code",
-        "trace_story",
-        TRACE_STARTER,
-        check_trace,
-        solutions.trace_story,
-        wrong.TRACE,
-    ),
-    Exercise(
-        "04-predict-retry",
-        "04",
-        "predict",
-        "prediction_retry",
-        PREDICT_RETRY_STARTER,
-        check_predict_retry,
-        solutions.PREDICT_RETRY,
-        wrong.PREDICT_RETRY,
-    ),
-    Exercise(
-        "04-predict-logic",
-        "04",
-        "predict",
-        "prediction_logic",
-        PREDICT_LOGIC_STARTER,
-        check_predict_logic,
-        solutions.PREDICT_LOGIC,
-        wrong.PREDICT_LOGIC,
-    ),
+    Exercise("04-classify", check_classify, error_class),
+    Exercise("04-should-retry", check_should_retry, should_retry),
+    Exercise("04-done-when", check_done_when, make_done_when),
+    Exercise("04-truncate", check_truncate, shrink),
+    Exercise("04-trace", check_trace, trace_story),
+    Exercise("04-predict-retry", check_predict_retry, PREDICT_RETRY),
+    Exercise("04-predict-logic", check_predict_logic, PREDICT_LOGIC),
 ]

@@ -2,15 +2,15 @@
 
 The data are real: populations from :func:`agentlab.course.experiments.make_population`
 run through the real loop (:func:`~agentlab.course.experiments.run_profile`). To
-keep checks quick, a claimed cap is verified where it matters rather than by
-a full sweep: "cap A is the smallest that reaches the target" is checked by
-the completion of the tasks that could complete at A and at A - 1 (completion only
+keep checks quick, a claimed cap is verified where it matters rather than by a
+full sweep: "cap A is the smallest that reaches the target" is checked by the
+completion of the tasks that could complete at A and at A - 1 (completion only
 grows with the cap), using one run per task at the widest cap (see
 ``_longest_runs``). Runs are cached per process, since the same seed and cap
 always give the same rows.
 
-Checks only; reference and wrong answers live in ``solutions.py`` and
-``wrong.py``.
+Each exercise in turn: its reference answer, its named mistakes, its check.
+The starter code is in ``units/<id>.toml``.
 """
 
 from __future__ import annotations
@@ -21,20 +21,17 @@ import numbers
 from typing import TYPE_CHECKING, Any
 
 from ...i18n import tr
-from . import solutions, wrong
 from .core import (
     Exercise,
     Judged,
     Verdict,
-    is_unfinished,
     need_callable,
-    not_done,
+    need_prediction,
     passed,
-    run_student,
     shown,
-    type_name,
+    wrong,
 )
-from .core import wrong as wrong_verdict
+from .running import run_student
 
 if TYPE_CHECKING:  # pandas and the sweeps load only when a chapter-05 check runs
     import pandas as pd
@@ -84,113 +81,59 @@ def claim_problem(seed: int, cap: Any, target: float) -> tuple[str, dict[str, An
     """Why ``cap`` is not the smallest cap reaching ``target`` for ``seed`` (or None)."""
     if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
         return "exercise.05.cap_not_int", {"seed": seed, "got": shown(cap)}
-    rate = completion_at(seed, cap)
+    rate, goal = completion_at(seed, cap), f"{target:.0%}"
     if rate < target:
         return "exercise.05.cap_too_small", {
             "seed": seed,
             "cap": cap,
             "rate": f"{rate:.1%}",
-            "target": f"{target:.0%}",
+            "target": goal,
         }
     if cap > 1 and completion_at(seed, cap - 1) >= target:
-        return "exercise.05.cap_not_smallest", {
+        smaller = completion_at(seed, cap - 1)
+        fields = {
             "seed": seed,
             "cap": cap,
             "smaller": cap - 1,
-            "rate": f"{completion_at(seed, cap - 1):.1%}",
-            "target": f"{target:.0%}",
+            "rate": f"{smaller:.1%}",
+            "target": goal,
         }
+        return "exercise.05.cap_not_smallest", fields
     return None
 
 
-# -- 05-completion-rate and 05-wasted-steps ------------------------------------------------
+# -- 05-completion-rate and 05-wasted-steps ----------------------------------------------
 
-COMPLETION_STARTER = '''\
+
 def completion_rate(results, cap):
-    """扫描结果 results（每行一次运行）里，上限为 cap 的那些运行的完成率。
+    at_cap = results[results["cap"] == cap]
+    able = at_cap[at_cap["could_complete"]]
+    if len(able) == 0:
+        return 0.0
+    return (able["outcome"] == "completed").mean()
 
-    分母只算本来能完成的任务（could_complete 为 True），分子是其中结局为 "completed" 的；
-    一个能完成的任务都没有时返回 0.0。
-    """
-    raise NotImplementedError("在这里写")
-'''
 
-WASTED_STARTER = '''\
 def wasted_steps(results, cap):
-    """上限为 cap 的那些运行里，以 "budget_exhausted" 结束的运行一共用掉了多少步。"""
-    raise NotImplementedError("在这里写")
-'''
+    at_cap = results[results["cap"] == cap]
+    return int(at_cap.loc[at_cap["outcome"] == "budget_exhausted", "steps"].sum())
+
 
 RESULT_CAPS = (3, 6, 9)
 RESULT_SIZE = 15  # a smaller population than the chapter's: enough kinds, fewer runs
 
 
-def _no_able_tasks() -> pd.DataFrame:
-    """A hand-made sweep where nothing could complete at cap 3 (only runaways)."""
+def _sweep(cap: int, runs: list[tuple[str, bool, str, str, int, int]]) -> pd.DataFrame:
+    """A hand-made sweep at ``cap``: (kind, could complete?, outcome, stop reason, steps,
+    model requests) for each run."""
     import pandas as pd
 
-    rows = [
-        {
-            "profile": i,
-            "kind": "runaway",
-            "needed_steps": None,
-            "could_complete": False,
-            "cap": 3,
-            "outcome": "budget_exhausted",
-            "stop_reason": "max_steps",
-            "steps": 3,
-            "model_requests": 3,
-            "tokens": 100,
-        }
-        for i in range(4)
-    ]
-    return pd.DataFrame(rows)
-
-
-def _two_of_three() -> pd.DataFrame:
-    """A hand-made sweep at cap 4 where 2 of the 3 tasks that could complete did: a rate
-    of 2/3, which rounding to 2 decimals does not give (the real sweeps give fifths)."""
-    import pandas as pd
-
-    outcomes = [("completed", 3), ("completed", 2), ("budget_exhausted", 4), (None, 4)]
-    rows = [
-        {
-            "profile": i,
-            "kind": "runaway" if outcome is None else "honest",
-            "needed_steps": None if outcome is None else 3,
-            "could_complete": outcome is not None,
-            "cap": 4,
-            "outcome": outcome or "budget_exhausted",
-            "stop_reason": "answered" if outcome == "completed" else "max_steps",
-            "steps": steps,
-            "model_requests": steps,
-            "tokens": 100,
-        }
-        for i, (outcome, steps) in enumerate(outcomes)
-    ]
-    return pd.DataFrame(rows)
-
-
-def _answered_after_error() -> pd.DataFrame:
-    """A hand-made sweep at cap 4 the real ones lack: a task that could complete answered
-    right after a tool error (stop reason answered, outcome tool_error), and a run whose
-    retried request made its model requests outnumber its steps."""
-    import pandas as pd
-
-    # (kind, could complete?, outcome, stop reason, steps, model requests)
-    runs = [
-        ("honest", True, "completed", "answered", 3, 3),
-        ("recovers", True, "tool_error", "answered", 2, 2),
-        ("honest", True, "budget_exhausted", "max_steps", 4, 5),
-        ("runaway", False, "budget_exhausted", "max_steps", 4, 4),
-    ]
     rows = [
         {
             "profile": i,
             "kind": kind,
             "needed_steps": 3 if able else None,
             "could_complete": able,
-            "cap": 4,
+            "cap": cap,
             "outcome": outcome,
             "stop_reason": reason,
             "steps": steps,
@@ -202,80 +145,88 @@ def _answered_after_error() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+RUNAWAY = ("runaway", False, "budget_exhausted", "max_steps")
+HAND_MADE = (
+    # nothing could complete at cap 3 (only runaways)
+    ("only_runaways", 3, [(*RUNAWAY, 3, 3)] * 4),
+    # 2 of the 3 tasks that could complete did: 2/3, which rounding to 2 decimals does not
+    # give (the real sweeps give fifths)
+    (
+        "two_of_three",
+        4,
+        [
+            ("honest", True, "completed", "answered", 3, 3),
+            ("honest", True, "completed", "answered", 2, 2),
+            ("honest", True, "budget_exhausted", "max_steps", 4, 4),
+            (*RUNAWAY, 4, 4),
+        ],
+    ),
+    # what the real sweeps lack: a task that could complete answered right after a tool
+    # error (stop reason answered, outcome tool_error), and a run whose retried request
+    # made its model requests outnumber its steps
+    (
+        "answered_after_error",
+        4,
+        [
+            ("honest", True, "completed", "answered", 3, 3),
+            ("recovers", True, "tool_error", "answered", 2, 2),
+            ("honest", True, "budget_exhausted", "max_steps", 4, 5),
+            (*RUNAWAY, 4, 4),
+        ],
+    ),
+)
+
+
+@functools.cache  # the same rows every time: made once, in the kernel (see running.py)
 def _measure_cases() -> list[tuple[str, pd.DataFrame, int, pd.Series]]:
     """(case key, results, cap, that cap's row of summarize(results))."""
     from ..experiments import summarize
 
     real = _results(CHAPTER_SEED, RESULT_CAPS, RESULT_SIZE)
-    summary = summarize(real).set_index("cap")
-    cases = [("real", real, cap, summary.loc[cap]) for cap in RESULT_CAPS]
     # Runs stopped by the repeat guard ran out of budget before the cap: not cap steps each.
     guarded = _results(CHAPTER_SEED, (9,), RESULT_SIZE, repeat_guard=True)
-    cases.append(("guarded", guarded, 9, summarize(guarded).set_index("cap").loc[9]))
-    edge = _no_able_tasks()
-    cases.append(("only_runaways", edge, 3, summarize(edge).set_index("cap").loc[3]))
-    thirds = _two_of_three()
-    cases.append(("two_of_three", thirds, 4, summarize(thirds).set_index("cap").loc[4]))
-    after_error = _answered_after_error()
-    cases.append(
-        ("answered_after_error", after_error, 4, summarize(after_error).set_index("cap").loc[4])
-    )
+    sweeps = [("real", real, RESULT_CAPS), ("guarded", guarded, (9,))]
+    sweeps += [(case, _sweep(cap, runs), (cap,)) for case, cap, runs in HAND_MADE]
+    cases = []
+    for case, results, caps in sweeps:
+        summary = summarize(results).set_index("cap")
+        cases += [(case, results, cap, summary.loc[cap]) for cap in caps]
     return cases
 
 
-def _check_measure(answer: Any, name: str, column: str, key: str, passed_key: str) -> Verdict:
+def _check_measure(answer: Any, name: str, exercise_id: str) -> Verdict:
     need_callable(answer, name)
     for case, results, cap, row in _measure_cases():
         label = tr(f"exercise.05.case.{case}")
         what = tr("exercise.05.what_measure", name=name, case=label, cap=cap)
         got = run_student(answer, results.copy(), cap, what=what)
-        expected = row[column]
+        expected = row[name]
         _need_scalar(got, tr("exercise.05.returned_by", name=name))
         if not isinstance(got, numbers.Real) or isinstance(got, bool) or math.isnan(float(got)):
-            return wrong_verdict(tr("exercise.05.not_number", name=name, got=shown(got)))
+            return wrong(tr("exercise.05.not_number", name=name, got=shown(got)))
         if abs(float(got) - float(expected)) > 1e-9:
-            shown_expected = f"{expected:.3f}" if column == "completion_rate" else int(expected)
-            return wrong_verdict(
-                tr(key, case=label, cap=cap, expected=shown_expected, got=shown(got))
-            )
-    return passed(tr(passed_key))
+            shown_expected = f"{expected:.3f}" if name == "completion_rate" else int(expected)
+            key = f"exercise.{exercise_id}.mismatch"
+            return wrong(tr(key, case=label, cap=cap, expected=shown_expected, got=shown(got)))
+    return passed(tr(f"exercise.{exercise_id}.passed"))
 
 
 def check_completion_rate(answer: Any) -> Verdict:
-    return _check_measure(
-        answer,
-        "completion_rate",
-        "completion_rate",
-        "exercise.05-completion-rate.mismatch",
-        "exercise.05-completion-rate.passed",
-    )
+    return _check_measure(answer, "completion_rate", "05-completion-rate")
 
 
 def check_wasted_steps(answer: Any) -> Verdict:
-    return _check_measure(
-        answer,
-        "wasted_steps",
-        "wasted_steps",
-        "exercise.05-wasted-steps.mismatch",
-        "exercise.05-wasted-steps.passed",
-    )
+    return _check_measure(answer, "wasted_steps", "05-wasted-steps")
 
 
-# -- 05-pick-cap and 05-robust-cap --------------------------------------------------------
+# -- 05-pick-cap and 05-robust-cap -------------------------------------------------------
 
-PICK_STARTER = '''\
+
 def pick_cap(summary, target):
-    """summary 是 summarize() 的表（每行一个 cap，有 completion_rate 列）。
-    返回完成率达到 target（>=）的最小上限；哪个上限都达不到时返回 None。"""
-    raise NotImplementedError("在这里写")
-'''
-
-ROBUST_STARTER = '''\
-def robust_cap(summaries, target):
-    """summaries 是一个列表，装着好几张 summarize() 的表（同一个任务生成器、不同的随机种子）。
-    返回在每一张表里都能达到 target 的最小上限；只要有一张表达不到，就返回 None。"""
-    raise NotImplementedError("在这里写（可以用你的 pick_cap）")
-'''
+    reached = summary[summary["completion_rate"] >= target]
+    if len(reached) == 0:
+        return None
+    return int(reached["cap"].min())
 
 
 def summary_of(rates: list[float], shuffled: bool = False) -> pd.DataFrame:
@@ -306,21 +257,13 @@ def check_pick_cap(answer: Any) -> Verdict:
     for case, rates, reverse, target in PICK_CASES:
         summary = summary_of(rates, shuffled=reverse)
         label = tr(f"exercise.05-pick-cap.case.{case}")
-        got = run_student(
-            answer, summary.copy(), target, what=tr("exercise.05.what_pick", case=label)
-        )
+        what = tr("exercise.05.what_pick", case=label)
+        got = run_student(answer, summary.copy(), target, what=what)
         expected = smallest_cap(summary, target)
         cap = _checked_cap(got, tr("exercise.05.returned_by", name="pick_cap"))
         if not _same_cap(cap, expected):
-            return wrong_verdict(
-                tr(
-                    "exercise.05-pick-cap.mismatch",
-                    case=label,
-                    target=target,
-                    expected=shown(expected),
-                    got=shown(got),
-                )
-            )
+            key, want = "exercise.05-pick-cap.mismatch", shown(expected)
+            return wrong(tr(key, case=label, target=target, expected=want, got=shown(got)))
     return passed(tr("exercise.05-pick-cap.passed"))
 
 
@@ -354,7 +297,14 @@ def _need_scalar(value: Any, name: str) -> None:
         return
     size = getattr(value, "size", 0)
     key = "exercise.05.one_element" if size == 1 else "exercise.05.many_elements"
-    raise Judged(wrong_verdict(tr(key, name=name, kind=type(value).__name__, size=size)))
+    raise Judged(wrong(tr(key, name=name, kind=type(value).__name__, size=size)))
+
+
+def robust_cap(summaries, target):
+    caps = [pick_cap(summary, target) for summary in summaries]
+    if None in caps:
+        return None
+    return max(caps)  # enough for every sample we have seen
 
 
 # caps 7, 5 and 6 first reach 0.95 in the first three; the last never does
@@ -375,180 +325,69 @@ def check_robust_cap(answer: Any) -> Verdict:
         summaries = [summary_of(SEED_LIKE[n]) for n in names]
         each = [smallest_cap(s, TARGET) for s in summaries]
         expected = None if None in each else max(each)
-        got = run_student(
-            answer,
-            [s.copy() for s in summaries],
-            TARGET,
-            what=tr("exercise.05.what_robust", count=len(names)),
-        )
+        what = tr("exercise.05.what_robust", count=len(names))
+        got = run_student(answer, [s.copy() for s in summaries], TARGET, what=what)
         cap = _checked_cap(got, tr("exercise.05.returned_by", name="robust_cap"))
         if not _same_cap(cap, expected):
-            return wrong_verdict(
-                tr(
-                    "exercise.05-robust-cap.mismatch",
-                    caps=", ".join("—" if c is None else str(c) for c in each),
-                    expected=shown(expected),
-                    got=shown(got),
-                )
-            )
+            caps = ", ".join("—" if c is None else str(c) for c in each)
+            key = "exercise.05-robust-cap.mismatch"
+            return wrong(tr(key, caps=caps, expected=shown(expected), got=shown(got)))
     return passed(tr("exercise.05-robust-cap.passed"))
 
 
-# -- 05-predict-seeds and 05-read-sweep ----------------------------------------------------
+# -- 05-predict-seeds and 05-read-sweep --------------------------------------------------
 
-SEEDS = (1, 2, 3)
-
-PREDICT_SEEDS_STARTER = """\
-# 本章到这里的推荐值来自种子 0：make_population(30, seed=0)，上限 1..24，目标完成率 0.95。
-# 换成种子 1、2、3，完成率第一次达到 0.95 的最小上限各是多少？先猜，再跑扫描验证。
-prediction_seeds = {
-    1: ...,
-    2: ...,
-    3: ...,
-}
-"""
-
-
-def _by_seed(answer: Any, seeds: tuple[int, ...]) -> dict[int, Any]:
-    if is_unfinished(answer):
-        raise Judged(not_done(tr("exercise.not_done.prediction")))
-    if not isinstance(answer, dict):
-        raise Judged(wrong_verdict(tr("exercise.need_dict", got=type_name(answer))))
-    values = {}
-    for seed in seeds:
-        if seed in answer:
-            values[seed] = answer[seed]
-        elif str(seed) in answer:
-            values[seed] = answer[str(seed)]
-        else:
-            raise Judged(wrong_verdict(tr("exercise.predict.missing_keys", keys=seed)))
-    unfilled = [str(s) for s, v in values.items() if v is Ellipsis]
-    if unfilled:
-        raise Judged(not_done(tr("exercise.not_done.fields", fields=tr("list.sep").join(unfilled))))
-    return values
+PREDICT_SEEDS = {1: 13, 2: 13, 3: 15}
 
 
 def check_predict_seeds(answer: Any) -> Verdict:
-    values = _by_seed(answer, SEEDS)
-    for seed, cap in values.items():
+    seeds = list(PREDICT_SEEDS)
+    if isinstance(answer, dict):  # "1" names the same seed as 1
+        answer = {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in answer.items()}
+    values = need_prediction(answer, seeds)
+    for seed in seeds:
         label = tr("exercise.05.value_of", name=f"prediction_seeds[{seed}]")
-        problem = claim_problem(seed, _checked_cap(cap, label), TARGET)
+        problem = claim_problem(seed, _checked_cap(values[seed], label), TARGET)
         if problem:
             key, fields = problem
-            return wrong_verdict(tr(key, **fields) + tr("exercise.05-predict-seeds.why"))
-    caps = ", ".join(f"{seed}: {values[seed]}" for seed in SEEDS)
+            return wrong(tr(key, **fields) + tr("exercise.05-predict-seeds.why"))
+    caps = ", ".join(f"{seed}: {values[seed]}" for seed in seeds)
     return passed(tr("exercise.05-predict-seeds.passed", caps=caps))
 
 
-READ_SWEEP_STARTER = """\
-# 从本章的扫描结果 summary 里用代码取值（不要手抄），填进来：
-reading = {
-    "completion_at_8": ...,   # cap == 8 那一行的 completion_rate
-    "wasted_at_24": ...,      # cap == 24 那一行的 wasted_steps
-    "best_cap_95": ...,       # 完成率第一次达到 0.95 的最小上限
-}
-"""
+READING = {"completion_at_8": 0.588, "wasted_at_24": 216, "best_cap_95": 13}
 
 
 def check_read_sweep(answer: Any) -> Verdict:
     from ..experiments import summarize
 
-    fields = ("completion_at_8", "wasted_at_24", "best_cap_95")
-    if is_unfinished(answer):
-        return not_done(tr("exercise.not_done.prediction"))
-    if not isinstance(answer, dict):
-        return wrong_verdict(tr("exercise.need_dict", got=type_name(answer)))
-    missing = [f for f in fields if f not in answer]
-    if missing:
-        return wrong_verdict(tr("exercise.predict.missing_keys", keys=tr("list.sep").join(missing)))
-    unfilled = [f for f in fields if answer[f] is Ellipsis]
-    if unfilled:
-        return not_done(tr("exercise.not_done.fields", fields=tr("list.sep").join(unfilled)))
-
+    reading = need_prediction(answer, list(READING))
     at_8 = completion_at(CHAPTER_SEED, 8)
-    got = answer["completion_at_8"]
+    got = reading["completion_at_8"]
     _need_scalar(got, tr("exercise.05.value_of", name="completion_at_8"))
     if not isinstance(got, numbers.Real) or abs(float(got) - at_8) > 0.005:
-        return wrong_verdict(
+        return wrong(
             tr("exercise.05-read-sweep.completion", expected=f"{at_8:.3f}", got=shown(got))
         )
     at_24 = int(summarize(_results(CHAPTER_SEED, (24,))).iloc[0]["wasted_steps"])
-    if not _same_cap(
-        _checked_cap(answer["wasted_at_24"], tr("exercise.05.value_of", name="wasted_at_24")), at_24
-    ):
-        return wrong_verdict(
-            tr("exercise.05-read-sweep.wasted", expected=at_24, got=shown(answer["wasted_at_24"]))
+    wasted = _checked_cap(reading["wasted_at_24"], tr("exercise.05.value_of", name="wasted_at_24"))
+    if not _same_cap(wasted, at_24):
+        return wrong(
+            tr("exercise.05-read-sweep.wasted", expected=at_24, got=shown(reading["wasted_at_24"]))
         )
-    problem = claim_problem(
-        CHAPTER_SEED,
-        _checked_cap(answer["best_cap_95"], tr("exercise.05.value_of", name="best_cap_95")),
-        TARGET,
-    )
+    best = _checked_cap(reading["best_cap_95"], tr("exercise.05.value_of", name="best_cap_95"))
+    problem = claim_problem(CHAPTER_SEED, best, TARGET)
     if problem:
-        key, values = problem
-        return wrong_verdict(tr(key, **values))
+        key, fields = problem
+        return wrong(tr(key, **fields))
     return passed(tr("exercise.05-read-sweep.passed"))
 
 
 EXERCISES = [
-    Exercise(
-        "05-completion-rate",
-        "05",
-        "code",
-        "completion_rate",
-        COMPLETION_STARTER,
-        check_completion_rate,
-        solutions.completion_rate,
-        wrong.COMPLETION_RATE,
-    ),
-    Exercise(
-        "05-wasted-steps",
-        "05",
-        "code",
-        "wasted_steps",
-        WASTED_STARTER,
-        check_wasted_steps,
-        solutions.wasted_steps,
-        wrong.WASTED_STEPS,
-    ),
-    Exercise(
-        "05-pick-cap",
-        "05",
-        "code",
-        "pick_cap",
-        PICK_STARTER,
-        check_pick_cap,
-        solutions.pick_cap,
-        wrong.PICK_CAP,
-    ),
-    Exercise(
-        "05-robust-cap",
-        "05",
-        "code",
-        "robust_cap",
-        ROBUST_STARTER,
-        check_robust_cap,
-        solutions.robust_cap,
-        wrong.ROBUST_CAP,
-    ),
-    Exercise(
-        "05-predict-seeds",
-        "05",
-        "predict",
-        "prediction_seeds",
-        PREDICT_SEEDS_STARTER,
-        check_predict_seeds,
-        solutions.PREDICT_SEEDS,
-        wrong.PREDICT_SEEDS,
-    ),
-    Exercise(
-        "05-read-sweep",
-        "05",
-        "read",
-        "reading",
-        READ_SWEEP_STARTER,
-        check_read_sweep,
-        solutions.READING,
-        wrong.READ_SWEEP,
-    ),
+    Exercise("05-completion-rate", check_completion_rate, completion_rate),
+    Exercise("05-wasted-steps", check_wasted_steps, wasted_steps),
+    Exercise("05-pick-cap", check_pick_cap, pick_cap),
+    Exercise("05-robust-cap", check_robust_cap, robust_cap),
+    Exercise("05-predict-seeds", check_predict_seeds, PREDICT_SEEDS),
+    Exercise("05-read-sweep", check_read_sweep, READING),
 ]

@@ -1,8 +1,13 @@
-"""The exercise checker's machinery: verdicts, exercises, running student code safely.
+"""What an exercise is, what a check concludes, and the first things every check looks at.
 
-A check is a plain function ``answer -> Verdict``. It runs the student's
-answer against scripted scenarios and names the *first* thing that is wrong.
-Four things can come out:
+An exercise is one unit. Its code sits in its chapter's module (``ch01.py`` ...
+``ch05.py``): the reference answer, written as a student would write it, and the
+check. Its data is ``units/<id>.toml``: what kind of exercise it is, the name the
+student's answer goes by, the starter code of the notebook cell, and the named
+mistakes (:mod:`~agentlab.course.exercises.mistakes`) with the feedback each gets.
+
+A check is a plain function ``answer -> Verdict`` that names the *first* thing
+that is wrong. Four things can come out:
 
 - ``passed``   — every scenario behaved as the exercise asks;
 - ``not_done`` — the answer is still the starter (``...`` or
@@ -11,49 +16,28 @@ Four things can come out:
 - ``error``    — the check itself broke (a bug here, or an answer whose ``==``
   raises): the student reads it as "not right", ``verify`` as a misjudgement.
 
-Student code is never trusted: :func:`run_student` runs it with its output
-hidden, warnings silenced and a time limit, and turns whatever it does
-(raise, hang, loop forever) into a verdict. The time limit is ONE deadline
-for the whole check, shared by every call into student code — the lesson of
-chapter 03 applied to the checker itself. In the main thread (a notebook
-cell, pytest) it is enforced with ``SIGALRM``, which interrupts pure-Python
-loops and ``time.sleep`` alike; elsewhere (Windows, a check called from a
-thread) the student's code runs on a helper thread that gets an exception
-injected when time is up, its frames marked as with the alarm so that a bare
-``except:`` cannot keep it running after the check has answered.
-
-This module knows nothing about any particular exercise.
+This module knows nothing about any particular exercise, and does not run
+student code (that is :mod:`~agentlab.course.exercises.running`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import ctypes
-import gc
-import io
-import os
+import functools
 import re
-import signal
-import sys
-import sysconfig
 import tempfile
-import threading
-import time
-import warnings
-from collections.abc import Callable, Iterator
+import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from functools import cached_property
+from importlib.resources import files
 from types import CodeType
 from typing import Any
 
 from ...i18n import tr
-
-DEFAULT_TIME_LIMIT_S = 5.0
+from .mistakes import Mistake
 
 PASSED, NOT_DONE, WRONG = "passed", "not_done", "wrong"
-ERROR = "error"  # the check itself failed: shown to the student as "not right", never
-# counted as a right verdict by ``verify``
+ERROR = "error"  # the check itself failed: "not right" to the student, a misjudgement to verify
 
 
 @dataclass(frozen=True)
@@ -87,9 +71,8 @@ class Judged(Exception):
 class StillStarter(Exception):
     """The student's code raised ``NotImplementedError``: it is still the starter.
 
-    ``code`` is the function it was raised in. :func:`judge` turns it into
-    ``not_done``: the exercise's task if that function is part of the answer,
-    else the name of the unfinished helper the answer calls.
+    ``code`` is the function it was raised in: the exercise's task if that
+    function is part of the answer, else an unfinished helper the answer calls.
     """
 
     def __init__(self, code: CodeType | None):
@@ -97,20 +80,12 @@ class StillStarter(Exception):
         self.code = code
 
 
-class TimeUp(BaseException):
-    """The check's time ran out inside student code.
-
-    A ``BaseException``, so that a student's ``except Exception`` cannot swallow it.
-    """
-
-
 class Runaway(BaseException):
     """A scripted model was asked more often than any correct answer would ask.
 
-    Raised by the check's own scripted models (see
-    :func:`~agentlab.course.exercises.loops.runaway_guard`); like :class:`TimeUp`
-    it passes through ``except Exception`` and through the openai SDK, so a
-    loop without a cap cannot keep going.
+    Raised by the check's own scripted models (:func:`~.loops.runaway_guard`): a
+    ``BaseException``, so that it passes through ``except Exception`` and through the
+    openai SDK, and a loop without a cap ends.
     """
 
     def __init__(self, requests: int):
@@ -118,33 +93,45 @@ class Runaway(BaseException):
         self.requests = requests
 
 
-@dataclass(frozen=True)
-class Wrong:
-    """A plausible wrong answer, kept to prove the check catches it."""
-
-    label: str  # what is wrong with it, in English, for maintainers
-    answer: Any
+@functools.cache
+def unit(exercise_id: str) -> dict[str, Any]:
+    """The data half of an exercise: ``units/<id>.toml``, read once."""
+    return tomllib.loads((files(__package__) / "units" / f"{exercise_id}.toml").read_text("utf-8"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per exercise
 class Exercise:
-    """One exercise: where it goes, what the student starts from, how it is checked.
+    """One exercise: its ``check`` and its ``reference`` answer (Python, in its chapter's
+    module); the rest is data, in ``units/<id>.toml``.
 
-    ``title``, ``prompt`` and ``hint`` are looked up in the i18n catalog
-    (``exercise.<id>.title`` ...), so they follow ``AGENTLAB_LANG``.
-    ``starter`` is the code of the student's cell as committed in the
-    notebook; it defines ``answer_name``, which the check cell passes to
-    :func:`agentlab.course.exercises.check`.
+    From the unit: ``kind`` ("code", "predict" or "read"), ``answer_name`` (what the
+    check cell passes to ``check``), ``starter`` (the code of the student's cell) and
+    the named ``mistakes``. ``title``, ``prompt`` and ``hint`` follow ``AGENTLAB_LANG``.
     """
 
     id: str
-    chapter: str
-    kind: str  # "code" (write a function or class) or "predict" (fill in a dict, then run)
-    answer_name: str
-    starter: str
     check: Callable[[Any], Verdict]
     reference: Any
-    wrong: tuple[Wrong, ...]
+
+    @property
+    def chapter(self) -> str:
+        return self.id[:2]
+
+    @property
+    def kind(self) -> str:
+        return unit(self.id)["kind"]
+
+    @property
+    def answer_name(self) -> str:
+        return unit(self.id)["answer"]
+
+    @property
+    def starter(self) -> str:
+        return unit(self.id)["starter"]
+
+    @property
+    def mistakes(self) -> tuple[Mistake, ...]:
+        return tuple(Mistake.read(entry) for entry in unit(self.id).get("mistakes", ()))
 
     @property
     def title(self) -> str:
@@ -158,66 +145,13 @@ class Exercise:
     def hint(self) -> str:
         return tr(f"exercise.{self.id}.hint")
 
+    @cached_property
+    def wrong(self) -> tuple[tuple[Mistake, Any], ...]:
+        """Each mistake with the wrong answer it makes of the reference."""
+        return tuple((mistake, mistake.answer(self.reference)) for mistake in self.mistakes)
+
     def __repr__(self) -> str:
-        return f"Exercise({self.id!r}, chapter={self.chapter!r}, kind={self.kind!r})"
-
-
-# -- the one deadline of a check -------------------------------------------------
-
-_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "agentlab_exercise_deadline", default=None
-)
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Every :func:`run_student` inside shares one deadline, ``seconds`` from now."""
-    token = _DEADLINE.set(time.monotonic() + seconds)
-    try:
-        yield
-    finally:
-        _DEADLINE.reset(token)
-
-
-def time_left() -> float:
-    deadline = _DEADLINE.get()
-    if deadline is None:
-        return DEFAULT_TIME_LIMIT_S
-    return max(0.0, deadline - time.monotonic())
-
-
-def run_student(function: Callable[..., Any], *args: Any, what: str, **kwargs: Any) -> Any:
-    """``function(*args, **kwargs)`` as student code: output hidden, time bounded.
-
-    Returns its value, or raises :class:`Judged` with the verdict for what it
-    did instead (``NotImplementedError`` -> :class:`StillStarter`; any other exception or
-    running out of time -> wrong, naming ``what`` was being run).
-    :class:`Runaway` is passed on for the check to explain.
-    """
-    seconds = time_left()
-    if seconds <= 0:
-        raise Judged(wrong(tr("exercise.timeout", what=what)))
-    try:
-        with _quiet():
-            return _bounded(lambda: function(*args, **kwargs), seconds)
-    except (Judged, Runaway, StillStarter):  # already a verdict, or on its way to one
-        raise
-    except NotImplementedError as exc:
-        raise StillStarter(_raised_in(exc)) from None
-    except TimeUp:
-        raise Judged(wrong(tr("exercise.timeout", what=what))) from None
-    except KeyboardInterrupt:  # the student pressed stop: that is theirs, not a verdict
-        raise
-    except BaseException as exc:  # SystemExit, GeneratorExit, a BaseException of their own
-        raise Judged(wrong(tr("exercise.raised", what=what, error=describe(exc)))) from None
-
-
-def _raised_in(exc: BaseException) -> CodeType | None:
-    """The code of the function in which ``exc`` was raised (its innermost frame)."""
-    frame = exc.__traceback__
-    while frame is not None and frame.tb_next is not None:
-        frame = frame.tb_next
-    return frame.tb_frame.f_code if frame is not None else None
+        return f"Exercise({self.id!r})"
 
 
 def code_of(answer: Any) -> set[CodeType]:
@@ -233,151 +167,6 @@ def code_of(answer: Any) -> set[CodeType]:
             found.add(code)
             pending += list(code.co_consts)
     return found
-
-
-@contextlib.contextmanager
-def _quiet() -> Iterator[None]:
-    """Hide what student code prints and silence its warnings."""
-    sink = io.StringIO()
-    with (
-        contextlib.redirect_stdout(sink),
-        contextlib.redirect_stderr(sink),
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore")
-        yield
-
-
-def _bounded(work: Callable[[], Any], seconds: float) -> Any:
-    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
-        return _bounded_by_alarm(work, seconds)
-    return _bounded_by_thread(work, seconds)
-
-
-NOT_STUDENT_CODE = tuple(
-    folder + os.sep
-    for folder in (
-        str(Path(__file__).resolve().parent.parent),  # agentlab: the checker must run on
-        sysconfig.get_path("stdlib"),  # a lock's cleanup in threading, say
-        sysconfig.get_path("purelib"),  # the openai SDK and other installed packages
-        sysconfig.get_path("platlib"),
-    )
-)
-"""Where the line tracer below never raises: code whose own cleanup must run."""
-
-
-def _time_up_on_line(frame: Any, event: str, arg: Any) -> Any:
-    """A line tracer: the next line of a marked frame raises :class:`TimeUp`."""
-    if event == "line":
-        raise TimeUp()  # CPython switches the tracer off by itself after this
-    return _time_up_on_line
-
-
-def _bounded_by_alarm(work: Callable[[], Any], seconds: float) -> Any:
-    marked: list[tuple[Any, Any]] = []  # (frame, its tracer before): put back at the end
-    collecting = False  # the garbage collector is running its callbacks
-
-    def gc_starts(phase: str, info: dict[str, Any]) -> None:
-        nonlocal collecting
-        if phase == "start":
-            collecting = True
-
-    def gc_stops(phase: str, info: dict[str, Any]) -> None:
-        nonlocal collecting
-        if phase == "stop":
-            collecting = False
-
-    ours = (_bounded_by_alarm.__code__, gc_starts.__code__, gc_stops.__code__)
-
-    def time_up(signum: int, frame: Any) -> None:
-        # Raised in a gc callback, TimeUp would be "ignored" and lost; raised while
-        # this function sets up or cleans up, it would leave the alarm behind. Then
-        # wait for the alarm to come back in 50 ms.
-        if collecting or frame.f_code in ours:
-            return
-        # A bare ``except:`` in the student's code catches this. So the next line
-        # it runs, in that handler, raises again: an exception raised inside an
-        # ``except`` block is not caught by that block. Only the student's frames
-        # running now are traced, not code that starts later (a gc callback, say).
-        sys.settrace(lambda *_: None)  # tracing on, for the frames marked here
-        while frame is not None:
-            if not frame.f_code.co_filename.startswith(NOT_STUDENT_CODE):
-                marked.append((frame, frame.f_trace))
-                frame.f_trace = _time_up_on_line
-            frame = frame.f_back
-        raise TimeUp()
-
-    previous, tracer = signal.signal(signal.SIGALRM, time_up), sys.gettrace()
-    gc.callbacks.insert(0, gc_starts)  # first at "start", last at "stop": around all others
-    gc.callbacks.append(gc_stops)
-    # Fires again every 50 ms, should a tracer not have stopped the code.
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001), 0.05)
-    try:
-        return work()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        sys.settrace(tracer)  # a debugger's, or none
-        for frame, before in marked:
-            frame.f_trace = before
-        marked.clear()  # no frames (and their locals) kept alive
-        gc.callbacks.remove(gc_starts)
-        gc.callbacks.remove(gc_stops)
-
-
-def _bounded_by_thread(work: Callable[[], Any], seconds: float) -> Any:
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        # Tracing on in this thread (no tracer of its own yet), so that when time is up
-        # the frames marked below raise again inside a bare ``except:``, as with the alarm.
-        if sys.gettrace() is None:
-            sys.settrace(lambda *_: None)
-        try:
-            outcome["value"] = work()
-        except BaseException as exc:  # handed to the caller below
-            outcome["error"] = exc
-        finally:
-            sys.settrace(None)
-
-    worker = threading.Thread(target=target, name="agentlab-exercise", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        frame = sys._current_frames().get(worker.ident or 0)  # the worker's innermost frame
-        while frame is not None:
-            if not frame.f_code.co_filename.startswith(NOT_STUDENT_CODE):
-                frame.f_trace = _time_up_on_line
-            frame = frame.f_back
-        # Python cannot kill a thread, but it can make it raise at its next bytecode.
-        ctypes.pythonapi.PyThreadState_SetAsyncExc(
-            ctypes.c_ulong(worker.ident or 0), ctypes.py_object(TimeUp)
-        )
-        raise TimeUp()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("value")
-
-
-def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> Verdict:
-    """Run ``exercise``'s check on ``answer``; whatever happens, a verdict comes back."""
-    with time_limit(time_limit_s):
-        try:
-            return exercise.check(answer)
-        except Judged as judged:
-            return judged.verdict
-        except StillStarter as starter:  # say what is still to write, and where help is
-            if starter.code is not None and starter.code not in code_of(answer):
-                return not_done(tr("exercise.not_done.helper", name=starter.code.co_name))
-            return not_done(tr("exercise.not_done.starter", task=exercise.title, id=exercise.id))
-        except TimeUp:
-            return wrong(tr("exercise.timeout", what=exercise.answer_name))
-        except Runaway as runaway:
-            return wrong(tr("exercise.runaway", requests=runaway.requests))
-        except KeyboardInterrupt:
-            raise
-        except BaseException as exc:  # e.g. an answer whose == raises: still a verdict
-            return Verdict(ERROR, tr("exercise.check_failed", error=describe(exc)))
 
 
 # -- describing things without machine-specific noise ------------------------------
@@ -441,17 +230,15 @@ def need_callable(answer: Any, name: str) -> None:
         raise Judged(wrong(tr("exercise.need_callable", name=name, got=type_name(answer))))
 
 
-def need_prediction(answer: Any, fields: list[str]) -> dict[str, Any]:
+def need_prediction(answer: Any, fields: list[Any]) -> dict[Any, Any]:
     """The prediction dict, or stop the check: still ``...``, wrong type, keys missing."""
     if is_unfinished(answer):
         raise Judged(not_done(tr("exercise.not_done.prediction")))
     if not isinstance(answer, dict):
         raise Judged(wrong(tr("exercise.need_dict", got=type_name(answer))))
-    missing = [f for f in fields if f not in answer]
+    missing = [str(f) for f in fields if f not in answer]
     if missing:
-        raise Judged(
-            wrong(tr("exercise.predict.missing_keys", keys=tr("list.sep").join(map(str, missing))))
-        )
+        raise Judged(wrong(tr("exercise.predict.missing_keys", keys=tr("list.sep").join(missing))))
     # only ... marks a blank: None can be a real prediction (e.g. no phase)
     unfilled = [str(f) for f in fields if answer[f] is Ellipsis]
     if unfilled:
@@ -459,31 +246,26 @@ def need_prediction(answer: Any, fields: list[str]) -> dict[str, Any]:
     return answer
 
 
-def compare_prediction(
-    prediction: dict[str, Any], actual: dict[str, Any], why: Callable[[str], str]
-) -> Verdict:
-    """Field by field, in order: the first field that differs, with its explanation."""
+def predict(exercise_id: str, answer: Any, actual: dict[str, Any]) -> Verdict:
+    """A predict-then-run check: ``actual`` is what the real run gave, in the order the
+    fields are compared; the first field that differs is explained by
+    ``exercise.<id>.why`` (or by the type slip it is)."""
+    prediction = need_prediction(answer, list(actual))
     for field, value in actual.items():
         if not same_value(prediction[field], value):
             slip = type_slip(prediction[field], value)
+            why = tr(f"exercise.predict.type_{slip}") if slip else tr(f"exercise.{exercise_id}.why")
             return wrong(
                 tr(
                     "exercise.predict.mismatch",
                     field=field,
                     predicted=shown(prediction[field]),
                     actual=shown(value),
-                    why=tr(f"exercise.predict.type_{slip}") if slip else why(field),
+                    why=why,
                 )
             )
     values = ", ".join(f"{field}={shown(value)}" for field, value in actual.items())
     return passed(tr("exercise.predict.all_match", values=values))
-
-
-def predict(exercise_id: str, answer: Any, actual: dict[str, Any]) -> Verdict:
-    """A predict-then-run check: ``actual`` is what the real run gave, in the order the
-    fields are compared; a mismatch is explained by ``exercise.<id>.why``."""
-    prediction = need_prediction(answer, list(actual))
-    return compare_prediction(prediction, actual, lambda field: tr(f"exercise.{exercise_id}.why"))
 
 
 def type_slip(predicted: Any, actual: Any) -> str | None:

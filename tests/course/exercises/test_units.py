@@ -1,0 +1,201 @@
+"""Each exercise as a unit (units/<id>.toml with its chapter's check and reference): every
+answer of its own is judged as it should be, in both languages, and the notebook holds the
+unit's cells."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import json
+import re
+
+import agentlab.course.exercises as api
+from agentlab.course.exercises import exercises
+from agentlab.course.exercises.core import NOT_DONE, PASSED, WRONG
+from agentlab.course.exercises.running import judge
+from agentlab.i18n import CATALOG, placeholders
+from agentlab.ops.exercises import starter_answer
+
+from ...conftest import REPO
+from ..conftest import has_cjk, verdicts
+
+CHAPTERS = ("01", "02", "03", "04", "05")
+
+
+def test_every_answer_of_every_unit_is_judged_as_it_should_be():
+    """The reference passes; the starter runs quietly, defines the answer's name and is "not
+    done yet" (for code, naming the task and its hint); every named mistake is "not right",
+    in words of its own that hold what the mistake ``says``."""
+    offenders = []
+    for exercise in exercises():
+        found = verdicts(exercise.id)
+        if found["reference"].status != PASSED:
+            offenders.append(f"{exercise.id} reference: {found['reference'].detail}")
+        printed, namespace = io.StringIO(), {}
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            exec(exercise.starter, namespace)  # as the committed notebook cell would
+        starter = found["starter"]
+        if printed.getvalue() or exercise.answer_name not in namespace:
+            offenders.append(f"{exercise.id} starter prints or lacks {exercise.answer_name}")
+        if starter.status != NOT_DONE or not api.render(starter).startswith("还没完成："):
+            offenders.append(f"{exercise.id} starter: {starter.detail}")
+        if exercise.kind == "code" and not (
+            exercise.title in starter.detail and f'hint("{exercise.id}")' in starter.detail
+        ):
+            offenders.append(f"{exercise.id} starter does not name the task: {starter.detail}")
+        if len(exercise.mistakes) < 2:
+            offenders.append(f"{exercise.id}: fewer than two mistakes")
+        for mistake, verdict in zip(exercise.mistakes, found["wrong"], strict=True):
+            said = api.render(verdict)
+            if verdict.status != WRONG or not said.startswith("不对：") or mistake.says not in said:
+                offenders.append(f"{exercise.id} {mistake.label}: {said}")
+        details = [v.detail for v in found["wrong"]]
+        if len(set(details)) != len(details):
+            offenders.append(f"{exercise.id}: two mistakes get the same feedback")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_english_feedback_behind_one_switch(monkeypatch):
+    offenders = []
+    for exercise in exercises():
+        _, answer = exercise.wrong[0]
+        monkeypatch.setenv("AGENTLAB_LANG", "zh")
+        chinese = api.render(judge(exercise, answer))
+        monkeypatch.setenv("AGENTLAB_LANG", "en")
+        english = api.render(judge(exercise, answer))
+        starter = api.render(judge(exercise, starter_answer(exercise)))
+        if not english.startswith("Not right: ") or english == chinese:
+            offenders.append(f"{exercise.id}: {english}")
+        if not starter.startswith("Not done yet: "):
+            offenders.append(f"{exercise.id} starter: {starter}")
+        if has_cjk(exercise.title) or not (exercise.prompt and exercise.hint):
+            offenders.append(f"{exercise.id} texts: {exercise.title}")
+    assert not offenders, "\n".join(offenders)
+
+
+FULL_WIDTH = re.compile("[（）：，。]")
+QUOTED = re.compile(r"“[^”]*”|'[^'\n]*'")  # a task, a file's text: data, Chinese or not
+
+
+def test_english_feedback_has_no_full_width_punctuation(monkeypatch):
+    """Every verdict on every exercise's own answers, in English: our words use ASCII
+    punctuation (quoted values, such as a Chinese task, are left out)."""
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    offenders = []
+    for exercise in exercises():
+        answers = [exercise.reference, starter_answer(exercise), *(a for _, a in exercise.wrong)]
+        for answer in answers:
+            message = api.render(judge(exercise, answer))
+            if FULL_WIDTH.search(QUOTED.sub("", message)):
+                offenders.append(message)
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_exercise_texts_are_complete_in_both_languages():
+    offenders = []
+    for key in (k for k in CATALOG if k.startswith("exercise.")):
+        zh, en = CATALOG[key]
+        if not (zh and en) or placeholders(zh) != placeholders(en):
+            offenders.append(key)
+    for exercise in exercises():
+        parts = ["title", "prompt", "hint"]
+        if exercise.kind == "predict" and exercise.id != "05-predict-seeds":
+            parts.append("why")
+        offenders += [k for p in parts if (k := f"exercise.{exercise.id}.{p}") not in CATALOG]
+    assert not offenders, offenders
+
+
+def key_patterns() -> tuple[set[str], list[re.Pattern]]:
+    """Every string literal in the exercises and their command, every f-string as a pattern."""
+    literals, patterns = set(), []
+    paths = [*(REPO / "agentlab" / "course" / "exercises").glob("*.py")]
+    for path in [*paths, REPO / "agentlab" / "ops" / "exercises.py"]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literals.add(node.value)
+            elif isinstance(node, ast.JoinedStr):
+                parts = [
+                    re.escape(v.value) if isinstance(v, ast.Constant) else "[^.]+"
+                    for v in node.values
+                ]
+                if parts and parts[0].startswith(re.escape("exercise.")):
+                    patterns.append(re.compile("".join(parts)))
+    return literals, patterns
+
+
+def test_every_exercise_text_is_reachable():
+    """The i18n test skips keys with computed names; this is their check."""
+    literals, patterns = key_patterns()
+    ids = {e.id for e in exercises()}
+    offenders = []
+    for key in (k for k in CATALOG if k.startswith("exercise.")):
+        if not (key in literals or any(p.fullmatch(key) for p in patterns)):
+            offenders.append(key)
+        part = key.split(".")[1]
+        if re.fullmatch(r"\d\d-.+", part) and part not in ids:
+            offenders.append(key)
+    assert not offenders, offenders
+
+
+# -- the notebooks hold the units' cells ------------------------------------------------
+
+
+def notebook_cells(chapter: str) -> list[dict]:
+    [path] = (REPO / "notebooks").glob(f"{chapter}_*.ipynb")
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def test_each_exercise_is_in_its_chapter_with_its_starter_and_its_check():
+    """The starter a student gets from ``show`` is the cell in the notebook, and
+    the notebook checks the answer by the exercise's own id and answer name."""
+    offenders = []
+    for exercise in exercises():
+        code = ["".join(c["source"]) for c in notebook_cells(exercise.chapter)]
+        if not any(exercise.starter.strip() in source for source in code):
+            offenders.append(f"{exercise.id}: starter not in the notebook")
+        if not any(f'check("{exercise.id}", {exercise.answer_name})' in s for s in code):
+            offenders.append(f"{exercise.id}: no check cell")
+    assert not offenders, offenders
+
+
+def _top_level_bindings(tree: ast.Module) -> set[str]:
+    """Names a cell binds in the notebook's namespace: not inside a def, class or lambda."""
+    found: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp)):
+            continue
+        if isinstance(node, ast.GeneratorExp):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def test_no_cell_rebinds_a_name_an_earlier_cell_imported():
+    """A student who finishes the chapter and goes back to re-run an exercise's check
+    must get the same verdict: a later cell that turns ``error`` or ``call`` into a
+    dict would make a right answer that calls it fail with "'dict' object is not
+    callable"."""
+    clashes = []
+    for chapter in CHAPTERS:
+        imported: dict[str, int] = {}
+        for index, cell in enumerate(notebook_cells(chapter)):
+            if cell["cell_type"] != "code":
+                continue
+            lines = "".join(cell["source"]).splitlines()
+            tree = ast.parse("\n".join(line for line in lines if not line.startswith("%")))
+            for name in sorted(_top_level_bindings(tree)):
+                if name in imported and imported[name] < index:
+                    clashes.append(f"{chapter} cell {index} rebinds {name} (cell {imported[name]})")
+            for node in tree.body:
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    for alias in node.names:
+                        imported.setdefault((alias.asname or alias.name).split(".")[0], index)
+    assert not clashes, clashes
