@@ -35,7 +35,7 @@ from typing import Any
 
 from ...i18n import tr
 from . import ch01, ch02, ch03, ch04, ch05
-from .core import NOT_DONE, PASSED, Exercise, Verdict
+from .core import NOT_DONE, PASSED, WRONG, Exercise, Verdict
 from .running import DEFAULT_TIME_LIMIT_S, judge
 
 EXERCISES: list[Exercise] = [
@@ -82,18 +82,14 @@ def check(
 
     ``time_limit_s`` bounds all the student code the check runs, together.
     """
-    exercise = get(exercise_id) if isinstance(exercise_id, str) else None
+    exercise = get(exercise_id)
     if exercise is None:
-        known = ", ".join(e.id for e in EXERCISES)
-        message = tr(
-            "exercise.result.wrong", detail=tr("exercise.unknown", id=exercise_id, known=known)
-        )
-        print(message)
-        return CheckResult(str(exercise_id), False, "wrong", message)
-    verdict = judge(exercise, answer, time_limit_s)
+        verdict = Verdict(WRONG, _unknown(exercise_id))
+    else:
+        verdict = judge(exercise, answer, time_limit_s)
     message = render(verdict)
     print(message)
-    return CheckResult(exercise.id, verdict.status == PASSED, verdict.status, message)
+    return CheckResult(str(exercise_id), verdict.status == PASSED, verdict.status, message)
 
 
 def render(verdict: Verdict) -> str:
@@ -108,20 +104,20 @@ def hint(exercise_id: str) -> None:
     """Print the exercise's hint."""
     exercise = get(exercise_id)
     if exercise is None:
-        known = ", ".join(e.id for e in EXERCISES)
-        print(tr("exercise.unknown", id=exercise_id, known=known))
-        return
-    print(tr("exercise.hint.header", id=exercise.id))
-    print(exercise.hint)
+        print(_unknown(exercise_id))
+    else:
+        print(tr("exercise.hint.header", id=exercise.id), exercise.hint, sep="\n")
 
 
 def show(exercise_id: str) -> None:
     """Print the exercise's title and task (the markdown a notebook shows)."""
     exercise = get(exercise_id)
     if exercise is None:
-        known = ", ".join(e.id for e in EXERCISES)
-        print(tr("exercise.unknown", id=exercise_id, known=known))
-        return
-    print(tr("exercise.show.header", id=exercise.id, title=exercise.title))
-    print()
-    print(exercise.prompt)
+        print(_unknown(exercise_id))
+    else:
+        header = tr("exercise.show.header", id=exercise.id, title=exercise.title)
+        print(header, "", exercise.prompt, sep="\n")
+
+
+def _unknown(exercise_id: Any) -> str:
+    return tr("exercise.unknown", id=exercise_id, known=", ".join(e.id for e in EXERCISES))

@@ -49,32 +49,13 @@ def error_class(failure):
     return "invalid_input"  # anything else: tell the model, do not retry
 
 
+# HTTP statuses (529 too: "5xx 全部算瞬时", not only the 500/502/503/504 everyone has seen),
+# then error codes (the file tools' READ_FAILED, WRITE_FAILED: "FAIL" in a name is no logic)
 CLASSIFY_PROBES: tuple[int | str, ...] = (
-    429,
-    500,
-    503,
-    529,  # "5xx 全部算瞬时": not only the 500/502/503/504 everyone has seen
-    408,
-    409,
-    401,
-    403,
-    400,
-    404,
-    422,
-    "UNAVAILABLE",
-    "TIMEOUT",
-    "RATE_LIMITED",
-    "PATH_NOT_ALLOWED",
-    "PERMISSION_DENIED",
-    "POLICY_DENIED",
-    "TESTS_FAILED",
-    "CHECK_FAILED",
-    "FILE_NOT_FOUND",
-    "INVALID_ARGUMENTS",
-    "UNKNOWN_TOOL",
-    "INVALID_ROW",
-    "READ_FAILED",  # the file tools' own codes: "FAIL" in a name does not make it logic
-    "WRITE_FAILED",
+    *(429, 500, 503, 529, 408, 409, 401, 403, 400, 404, 422),
+    *"UNAVAILABLE TIMEOUT RATE_LIMITED PATH_NOT_ALLOWED PERMISSION_DENIED POLICY_DENIED".split(),
+    *"TESTS_FAILED CHECK_FAILED FILE_NOT_FOUND INVALID_ARGUMENTS UNKNOWN_TOOL".split(),
+    *"INVALID_ROW READ_FAILED WRITE_FAILED".split(),
 )
 
 
