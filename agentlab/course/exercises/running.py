@@ -25,9 +25,10 @@ against (the reference runs, chapter 05's sweeps), and every copy starts with it
 Without ``fork`` the check runs in this process, and the limits are honest ones.
 On Windows the student's code runs on a thread: the check answers at the
 deadline, but an endless loop goes on in the background until the kernel
-restarts, and what it prints from then on shows. In Pyodide (JupyterLite) there
-are neither threads nor processes: the code runs inline, and an endless loop
-hangs the cell until the kernel is interrupted or restarted.
+restarts, what it prints from then on shows, and ``os._exit`` ends the kernel.
+In Pyodide (JupyterLite) there are neither threads nor processes: the code runs
+inline, and an endless loop hangs the cell until the kernel is interrupted or
+restarted (a slow answer that does finish is still told it ran out of time).
 """
 
 from __future__ import annotations
