@@ -1,0 +1,58 @@
+"""Write each exercise's three notebook cells from its unit (``python tests/exercise_cells.py``).
+
+An exercise's cells in its chapter's notebook are made from its unit
+(``agentlab/course/exercises/units/<id>.toml``), never written by hand:
+
+1. a markdown cell: ``### 练习 <id>：<title>``, a blank line, the prompt (Chinese);
+2. a code cell: the starter;
+3. a code cell: ``check("<id>", <answer name>)``.
+
+The script finds the markdown cell that starts with ``### 练习 <id>`` and rewrites it and
+the two cells after it; outputs are left alone (re-run the notebook with ``make
+notebooks NB=...`` if a starter changed). ``tests/course/exercises/test_units.py``
+checks that every notebook holds exactly these cells.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def cells(exercise) -> tuple[str, str, str]:  # noqa: ANN001  an agentlab Exercise
+    """The markdown, starter and check cells of ``exercise``, in Chinese."""
+    heading = f"### 练习 {exercise.id}：{exercise.title}"
+    check = f'check("{exercise.id}", {exercise.answer_name})'
+    return f"{heading}\n\n{exercise.prompt}", exercise.starter.rstrip("\n"), check
+
+
+def lines(text: str) -> list[str]:
+    """A cell's source as the notebook format stores it: lines, each but the last with \\n."""
+    return text.splitlines(keepends=True)
+
+
+def main() -> int:
+    os.environ["AGENTLAB_LANG"] = "zh"
+    from agentlab.course.exercises import exercises
+
+    for path in sorted(NOTEBOOKS.glob("0*.ipynb")):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        found = notebook["cells"]
+        for exercise in exercises(path.name[:2]):
+            heading = f"### 练习 {exercise.id}："
+            [at] = [i for i, c in enumerate(found) if "".join(c["source"]).startswith(heading)]
+            for cell, text in zip(found[at : at + 3], cells(exercise), strict=True):
+                cell["source"] = lines(text)
+        text = json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+        if text != path.read_text(encoding="utf-8"):
+            path.write_text(text, encoding="utf-8")
+            print(f"{path.name}: cells written")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
