@@ -18,7 +18,7 @@ check opens::
 ``OUT_DIR/display.html`` (every run's ``run_html`` on one page) and
 ``OUT_DIR/expected.json`` (what each page must show).
 
-It only plays runs; the assertions live in ``tests/test_display.py`` and
+It only plays runs; the assertions live in ``tests/course/test_display.py`` and
 ``tests/browser/check_display.py``.
 """
 
