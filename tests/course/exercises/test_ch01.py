@@ -14,7 +14,7 @@ from agentlab.course.exercises import ch01
 from agentlab.course.exercises.core import NOT_DONE, PASSED, WRONG
 from agentlab.tools import Tool, error, ok, resolve_inside
 
-from ..conftest import ask, mistake, recursive_loop, tool_message, verdict
+from .conftest import ask, mistake, recursive_loop, tool_message, verdict
 
 
 def sdk_message_loop(task, client, tools, max_steps):

@@ -7,7 +7,7 @@ from agentlab.course.exercises import ch02
 from agentlab.course.exercises.core import PASSED, WRONG
 from agentlab.i18n import tr
 
-from ..conftest import mistake, recursive_loop, verdict
+from .conftest import mistake, recursive_loop, verdict
 
 
 def test_english_names_what_raised_apart_from_what_was_being_done(monkeypatch):

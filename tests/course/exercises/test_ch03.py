@@ -12,7 +12,7 @@ from agentlab.course.exercises.core import PASSED, WRONG
 from agentlab.deadline import run_within
 from agentlab.i18n import tr
 
-from ..conftest import mistake, verdict
+from .conftest import mistake, verdict
 
 
 @dataclasses.dataclass

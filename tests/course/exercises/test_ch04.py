@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agentlab.course.exercises.core import PASSED
 
-from ..conftest import verdict
+from .conftest import verdict
 
 
 def test_a_right_completion_check_written_as_a_callable_object_passes():

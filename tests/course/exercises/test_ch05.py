@@ -6,7 +6,7 @@ import agentlab.course.exercises as api
 from agentlab.course.exercises import ch05
 from agentlab.course.exercises.core import PASSED, WRONG
 
-from ..conftest import verdict
+from .conftest import verdict
 
 
 def test_completion_from_the_widest_runs_matches_a_real_sweep():

@@ -7,7 +7,7 @@ import pytest
 import agentlab.course.exercises as api
 from agentlab.course.exercises.core import Judged, describe, predict, same_value, type_slip, unit
 
-from ..conftest import verdict
+from .conftest import verdict
 
 
 class Speechless(ValueError):

@@ -15,7 +15,7 @@ from agentlab.course.exercises.loops import (
     reference_run,
 )
 
-from ..conftest import ask, assistant_message, mistake, tool_message, verdict
+from .conftest import ask, assistant_message, mistake, tool_message, verdict
 
 
 @pytest.mark.parametrize("exercise_id", ["01-loop", "02-capped-loop"])

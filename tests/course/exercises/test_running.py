@@ -18,7 +18,7 @@ from agentlab.course.exercises.core import WRONG, passed
 from agentlab.course.exercises.running import judge
 from agentlab.i18n import tr
 
-from ..conftest import verdict
+from .conftest import verdict
 
 
 def raises(*args, **kwargs):

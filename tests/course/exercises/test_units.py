@@ -18,7 +18,7 @@ from agentlab.i18n import CATALOG, placeholders
 from agentlab.ops.exercises import starter_answer
 
 from ...conftest import REPO
-from ..conftest import has_cjk, verdicts
+from .conftest import has_cjk, verdicts
 
 CHAPTERS = ("01", "02", "03", "04", "05")
 
