@@ -19,11 +19,12 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
-def cells(exercise) -> tuple[str, str, str]:  # noqa: ANN001  an agentlab Exercise
+def cells(exercise: Any) -> tuple[str, str, str]:
     """The markdown, starter and check cells of ``exercise``, in Chinese."""
     heading = f"### 练习 {exercise.id}：{exercise.title}"
     check = f'check("{exercise.id}", {exercise.answer_name})'
