@@ -3,7 +3,7 @@
 An exercise's cells in its chapter's notebook are made from its unit
 (``agentlab/course/exercises/units/<id>.toml``), never written by hand:
 
-1. a markdown cell: ``### 练习 <id>：<title>``, a blank line, the prompt (Chinese);
+1. a markdown cell: ``### 练习 <id>　<title>``, a blank line, the prompt (Chinese);
 2. a code cell: the starter;
 3. a code cell: ``check("<id>", <answer name>)``.
 
@@ -26,7 +26,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 def cells(exercise: Any) -> tuple[str, str, str]:
     """The markdown, starter and check cells of ``exercise``, in Chinese."""
-    heading = f"### 练习 {exercise.id}：{exercise.title}"
+    heading = f"### 练习 {exercise.id}\u3000{exercise.title}"  # as in "# 第 1 章\u3000…"
     check = f'check("{exercise.id}", {exercise.answer_name})'
     return f"{heading}\n\n{exercise.prompt}", exercise.starter.rstrip("\n"), check
 
@@ -44,7 +44,7 @@ def main() -> int:
         notebook = json.loads(path.read_text(encoding="utf-8"))
         found = notebook["cells"]
         for exercise in exercises(path.name[:2]):
-            heading = f"### 练习 {exercise.id}："
+            heading = f"### 练习 {exercise.id}\u3000"
             [at] = [i for i, c in enumerate(found) if "".join(c["source"]).startswith(heading)]
             for cell, text in zip(found[at : at + 3], cells(exercise), strict=True):
                 cell["source"] = lines(text)
