@@ -561,8 +561,10 @@ def test_a_service_without_a_preset_model_is_told_to_check_its_list(home):
 
     from .providers.replay_server import Canned, TranscriptServer
 
-    body = {"error": {"message": "The model `gpt-9` does not exist or you do not have access "
-                      "to it.", "type": "invalid_request_error", "code": "model_not_found"}}  # fmt: skip
+    message = "The model `gpt-9` does not exist or you do not have access to it."
+    body = {
+        "error": {"message": message, "type": "invalid_request_error", "code": "model_not_found"}
+    }
     with TranscriptServer([Canned(404, "application/json", json.dumps(body).encode())]) as srv:
         environ = {"LLM_API_KEY": KEY, "LLM_BASE_URL": srv.base_url, "LLM_MODEL": "gpt-9"}
         _, settings = check_provider(None, environ)

@@ -19,6 +19,7 @@ from agentlab.model.request import CallRequest, ModelTurn
 
 CALL = '{"name": "analyze_csv", "arguments": {"path": "sales.csv"}}'
 ARGS = '{"path": "sales.csv"}'
+ONE = [("analyze_csv", ARGS)]
 
 
 def look(**fields) -> ModelTurn | ModelFailure:
@@ -32,14 +33,14 @@ def look(**fields) -> ModelTurn | ModelFailure:
 @pytest.mark.parametrize(
     "text, rest, calls",
     [
-        (f"<tool_call>{CALL}</tool_call>", None, [("analyze_csv", ARGS)]),
-        (f"我先看一下数据。\n<tool_call>\n{CALL}\n</tool_call>", "我先看一下数据。", [("analyze_csv", ARGS)]),
-        (f"<tool_call>\n{CALL}", None, [("analyze_csv", ARGS)]),  # closing tag left off
-        (f"<tool_call>{CALL}</tool_call>\n<tool_call>{CALL}</tool_call>", None, [("analyze_csv", ARGS)] * 2),
-        (f"[TOOL_CALLS][{CALL}, {CALL}]", None, [("analyze_csv", ARGS)] * 2),
-        (f"[{CALL}]", None, [("analyze_csv", ARGS)]),
-        (CALL, None, [("analyze_csv", ARGS)]),
-        ('{"name": "analyze_csv", "parameters": {"path": "sales.csv"}}', None, [("analyze_csv", ARGS)]),
+        (f"<tool_call>{CALL}</tool_call>", None, ONE),
+        (f"我先看一下数据。\n<tool_call>\n{CALL}\n</tool_call>", "我先看一下数据。", ONE),
+        (f"<tool_call>\n{CALL}", None, ONE),  # closing tag left off
+        (f"<tool_call>{CALL}</tool_call>\n<tool_call>{CALL}</tool_call>", None, ONE * 2),
+        (f"[TOOL_CALLS][{CALL}, {CALL}]", None, ONE * 2),
+        (f"[{CALL}]", None, ONE),
+        (CALL, None, ONE),
+        ('{"name": "analyze_csv", "parameters": {"path": "sales.csv"}}', None, ONE),
         ('{"type": "function", "function": {"name": "f", "parameters": {}}}', None, [("f", "{}")]),
         ('{"name": "f", "arguments": "{\\"a\\": 1}"}', None, [("f", '{"a": 1}')]),
         ('  {"name": "f"}  ', None, [("f", "{}")]),
@@ -205,7 +206,10 @@ def test_every_string_of_the_turn_is_cleaned_and_can_be_sent_again():
     turn = look(
         content="好的\ud83d",
         reasoning="想\udc00",
-        calls=[CallRequest("c1", "f", '{"t": "\ud83d"}'), CallRequest("c2", "f", '{"t": "\\ud83d"}')],
+        calls=[
+            CallRequest("c1", "f", '{"t": "\ud83d"}'),  # the character itself
+            CallRequest("c2", "f", '{"t": "\\ud83d"}'),  # its JSON escape
+        ],
         extra={"reasoning_content": "想\udc00"},
     )  # fmt: skip
     json.dumps(turn.as_message(), ensure_ascii=False).encode("utf-8")

@@ -111,7 +111,7 @@ def assert_no_junk_completed(result: RunResult) -> None:
             assert junk not in answer, f"completed with {junk!r} in the answer"
 
 
-# -- 1. tool calls written into the text --------------------------------------------------
+# -- 1. tool calls written into the text ----------------------------------------------------------
 
 CALL = {"name": "analyze_csv", "arguments": {"path": "sales.csv"}}
 
@@ -160,7 +160,7 @@ def test_an_answer_that_is_json_stays_an_answer():
     assert (result.outcome, result.answer, tools.ran) == ("completed", content, [])
 
 
-# -- 2. endings that say "tool call" without one ------------------------------------------
+# -- 2. endings that say "tool call" without one --------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -195,7 +195,7 @@ def test_geminis_malformed_function_call_is_asked_again():
     assert tr("provider.malformed_call", reason="MALFORMED_FUNCTION_CALL") in alone.warnings[-1]
 
 
-# -- 3. refusals ----------------------------------------------------------------------------
+# -- 3. refusals ----------------------------------------------------------------------------------
 
 REFUSAL = "I'm sorry, I cannot assist with that request."
 
@@ -216,7 +216,7 @@ def test_a_refusal_ends_the_run_and_keeps_its_words(stream):
     assert REFUSAL in result.warnings[-1] and result.answer is None
 
 
-# -- 4. reasoning without its opening tag ---------------------------------------------------
+# -- 4. reasoning without its opening tag ---------------------------------------------------------
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "streamed"])
@@ -238,7 +238,7 @@ def test_reasoning_closed_by_a_lone_think_tag_is_not_the_answer(stream):
     assert_no_junk_completed(result)
 
 
-# -- 5. streams that repeat instead of append --------------------------------------------------
+# -- 5. streams that repeat instead of append -----------------------------------------------------
 
 
 def test_arguments_resent_whole_on_every_chunk_are_not_doubled():
@@ -268,7 +268,7 @@ def test_arguments_resent_whole_on_every_chunk_are_not_doubled():
     assert result.outcome == "completed"
 
 
-# -- 6. arguments "null" ----------------------------------------------------------------------
+# -- 6. arguments "null" --------------------------------------------------------------------------
 
 
 def test_null_arguments_for_a_tool_without_parameters_run_it():
@@ -290,7 +290,7 @@ def test_null_arguments_for_a_tool_without_parameters_run_it():
     assert sent["tool_calls"][0]["function"]["arguments"] == "{}"
 
 
-# -- 7. one reply split over choices ----------------------------------------------------------
+# -- 7. one reply split over choices --------------------------------------------------------------
 
 
 def test_a_reply_split_over_choices_is_read_whole():
@@ -303,7 +303,8 @@ def test_a_reply_split_over_choices_is_read_whole():
         "function": {"name": "analyze_csv", "arguments": '{"path": "sales.csv"}'},
     }
     choices = [
-        {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "我查一下。"}},
+        {"index": 0, "finish_reason": "stop",
+         "message": {"role": "assistant", "content": "我查一下。"}},
         {"index": 1, "finish_reason": "tool_calls",
          "message": {"role": "assistant", "content": None, "tool_calls": [call]}},
     ]  # fmt: skip
@@ -341,7 +342,7 @@ def test_keep_alives_after_id_lines_do_not_lose_a_slow_stream():
     assert (result.outcome, result.answer) == ("completed", "显示器最高。")
 
 
-# -- 9. a stream that never closes ------------------------------------------------------------------
+# -- 9. a stream that never closes ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("with_usage", [True, False], ids=["usage", "no-usage"])
@@ -367,7 +368,7 @@ def test_a_stream_that_never_closes_ends_without_a_deadline(with_usage, monkeypa
     assert waited < 5 and result.tokens == (23 if with_usage else result.tokens)
 
 
-# -- 10. transport oddities --------------------------------------------------------------------------
+# -- 10. transport oddities -----------------------------------------------------------------------
 
 
 def test_a_plain_body_labelled_gzip_is_named_and_not_retried():
@@ -398,7 +399,7 @@ def test_a_lone_surrogate_in_the_arguments_does_not_break_the_next_request():
     assert tools.ran == [("search", {"query": "销售\ufffd"})]
 
 
-# -- 11. what goes back must be accepted ---------------------------------------------------------------
+# -- 11. what goes back must be accepted ----------------------------------------------------------
 
 
 def strict(refusal: dict, refuses) -> Any:
