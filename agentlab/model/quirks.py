@@ -50,7 +50,7 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 SENT_BACK = frozenset({"reasoning_content", "reasoning_details", "extra_content"})
 """A provider's own fields that go back with the assistant message or its calls:
 DeepSeek's ``reasoning_content`` (its thinking-mode docs), OpenRouter's
-``reasoning_details`` (its reasoning docs: pass them back unmodified), Gemini 3's
+``reasoning_details`` (its reasoning-tokens guide, "Preserving reasoning blocks"), Gemini 3's
 per-call ``extra_content`` (its thought-signature docs). Everything else stays:
 ``reasoning`` above all, which Groq answers with HTTP 400 (recorded:
 ``groq/reasoning-property-unsupported-400``)."""
