@@ -87,7 +87,8 @@ class ModelTurn:
     reasoning: str | None = None
     """The model's thinking, kept apart from the answer (``None``: it showed none)."""
     extra: dict[str, Any] = field(default_factory=dict)
-    """Fields the provider added to its message (DeepSeek: ``reasoning_content``)."""
+    """The provider's own fields that go back with the message (``quirks.SENT_BACK``;
+    DeepSeek: ``reasoning_content``)."""
     call_fields: tuple[dict[str, Any], ...] = ()
     """Per call, in order, what goes back with it beyond the plain shape: the provider's
     own fields (Gemini 3: ``extra_content``), or a ``function`` that replaces the one
