@@ -1,4 +1,4 @@
-"""The decide phase: one model request, streamed or not, and its retries.
+"""One model request, streamed or not, read into a turn or a named failure.
 
 :func:`request_turn` sends the history and reads back text, tool calls and
 usage. It relies only on what any OpenAI-compatible chat-completions service
