@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..deadline import Deadline
 from ..i18n import tr
-from ..model.failures import SECRET_MIN_CHARS, tool_error_class, without_secret_in
+from ..model.failures import SECRET_MIN_CHARS, without_secret_in
 from ..tools.registry import RESULT_JSON, ToolResult, canonical_arguments
+from ..tools.result import tool_error_class
 from .context import fit_result
 from .trace import Trace
 

@@ -28,17 +28,21 @@ import atexit
 import os
 import shutil
 import tempfile
-from pathlib import Path
+from collections.abc import Iterator
+from pathlib import Path, PurePosixPath
 from typing import TextIO
 
 from ..i18n import reason, tr
-from .registry import Tool, ToolRegistry, ToolResult, error, ok
+from . import sandbox
+from ._platforms import open_folder
+from .registry import Tool, ToolRegistry
+from .result import ToolResult, error, ok
 from .sales import COURSE_DATA_DIR
 from .sandbox import (
-    is_regular_file,
+    MAX_PATH_PARTS,
+    holds_secrets,
     is_text,
     link_refusal,
-    list_inside,
     open_inside,
     resolve_inside,
 )
@@ -67,11 +71,6 @@ def sandbox_copy(source: str | Path | None = None) -> Path:
     return root
 
 
-# Opening a FIFO for reading would wait for a writer: open without waiting,
-# then see what it is.
-NO_WAIT = getattr(os, "O_NONBLOCK", 0)
-
-
 def list_dir(root: Path, rel_path: str = ".") -> ToolResult:
     folder = root.resolve() if rel_path in ("", ".") else resolve_inside(root, rel_path)
     if isinstance(folder, dict):
@@ -97,23 +96,16 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
     if rel_path.endswith("/"):  # "a.md/" names a folder; Path() would drop the "/"
         return _no_file(rel_path)
     try:
-        fd = open_inside(root, path, os.O_RDONLY | NO_WAIT)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return _no_file(rel_path)
-    except OSError as exc:
-        return link_refusal(exc, rel_path) or _read_failed(rel_path, exc)
-    if not is_regular_file(fd):  # a folder, a FIFO, a device
-        os.close(fd)
-        return _no_file(rel_path)
-    try:
         # utf-8-sig: a byte-order mark (Windows Notepad) is not part of the first line
-        with open(fd, encoding="utf-8-sig") as handle:
+        with open_inside(root, path, encoding="utf-8-sig") as handle:
             text = handle.read(max_chars + 1)
             total = len(text) + _chars_left(handle)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):  # or a FIFO, a device
+        return _no_file(rel_path)
     except UnicodeDecodeError:
         return error("NOT_UTF8", tr("files.not_utf8", name=repr(rel_path)), [rel_path])
     except OSError as exc:
-        return _read_failed(rel_path, exc)
+        return link_refusal(exc, rel_path) or _read_failed(rel_path, exc)
     shown, truncated = text, total > max_chars
     if truncated:  # a huge file must not flood the model's context
         shown = text[:max_chars] + "\n" + tr("files.shown_part", shown=max_chars, total=total)
@@ -142,18 +134,14 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
         return path
     if not is_text(text):  # a lone surrogate (a JSON escape like "\ud83d") has no UTF-8
         return error("INVALID_ARGUMENTS", tr("files.text_not_text"), [rel_path])
+    folder = error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
     if rel_path.endswith("/"):  # "new/" names a folder; Path() would drop the "/"
-        return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
-    flags = os.O_WRONLY | os.O_CREAT | NO_WAIT | (os.O_APPEND if append else os.O_TRUNC)
+        return folder
     try:
-        if path == root.resolve() or path.is_dir():
-            return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
-        fd = open_inside(root, path, flags, make_folders=True)
-        if not is_regular_file(fd):  # a FIFO or a device under that name
-            os.close(fd)
-            return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
-        with open(fd, "a" if append else "w", encoding="utf-8") as handle:
+        with open_inside(root, path, "a" if append else "w", encoding="utf-8") as handle:
             handle.write(text)
+    except IsADirectoryError:  # a folder, a FIFO or a device under that name
+        return folder
     except OSError as exc:
         return link_refusal(exc, rel_path) or error(
             "WRITE_FAILED",
@@ -166,6 +154,66 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
 
 def append_text(root: Path, rel_path: str, text: str) -> ToolResult:
     return write_text(root, rel_path, text, append=True)
+
+
+def list_inside(root: Path, folder: Path) -> list[str]:
+    """Every file under ``folder`` (a path ``resolve_inside`` returned), as
+    paths relative to ``root`` with ``/``, sorted. Links are not followed into
+    folders; a link to a file is listed when it leads to a file inside. Files
+    no tool would open are left out: deeper than ``MAX_PATH_PARTS``, or ``.env``
+    files (and links to them)."""
+    base = root.resolve()
+    if not sandbox.NOFOLLOW_OPENS:
+        found = [
+            p.relative_to(base).as_posix()
+            for p in folder.rglob("*")
+            if len(p.relative_to(base).parts) <= MAX_PATH_PARTS
+            and p.is_file()
+            and _leads_inside(p, base)
+        ]
+    else:
+        inside = folder.relative_to(base)
+        prefix = "" if not inside.parts else inside.as_posix() + "/"
+        fd = sandbox.open_nofollow(base, folder, os.O_RDONLY | os.O_DIRECTORY, make_folders=False)
+        try:  # depth counts from the root, as the path check does, not from the folder listed
+            found = list(_walk(fd, prefix, base, depth=len(inside.parts)))
+        finally:
+            os.close(fd)
+    return sorted(name for name in found if not holds_secrets(PurePosixPath(name).parts))
+
+
+def _walk(fd: int, prefix: str, base: Path, depth: int) -> Iterator[str]:
+    with os.scandir(fd) as entries:
+        found = list(entries)
+    for entry in found:
+        name = prefix + entry.name
+        if entry.is_dir(follow_symlinks=False):
+            if depth + 1 >= MAX_PATH_PARTS:
+                continue  # deeper than any path a tool accepts
+            try:
+                inner = open_folder(entry.name, fd, make=False)
+            except OSError:
+                continue  # it changed since we listed it: leave it out
+            try:
+                yield from _walk(inner, name + "/", base, depth + 1)
+            finally:
+                os.close(inner)
+        elif entry.is_file(follow_symlinks=False):
+            yield name
+        elif entry.is_symlink() and _leads_inside(base / name, base):
+            yield name  # a name only: nothing is read through it here
+
+
+def _leads_inside(path: Path, base: Path) -> bool:
+    """Does ``path``, links followed, lead to a file inside ``base`` a tool may
+    open (not a ``.env`` file)? A link loop leads nowhere (``resolve`` raises
+    ``RuntimeError`` for it before 3.13)."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return False
+    inside = real.is_relative_to(base) and real.is_file()
+    return inside and not holds_secrets(real.relative_to(base).parts)
 
 
 def file_tools(

@@ -1,0 +1,52 @@
+"""Checking a ``Tool`` when it is made, so a mistake is named where it was written.
+
+A name a model service would refuse (HTTP 400), something that is not a
+function, a timeout that is not a positive number, or a schema that is not a
+JSON Schema the argument check can read: each raises at once with a sentence
+saying which, rather than failing later in the middle of a run. The schema is
+made into the function that checks each call's arguments here, once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import fastjsonschema
+
+from ..i18n import tr
+from ._argument_errors import refuse_unchecked_keywords
+
+# What chat-completions services accept as a function name (a Chinese name or a
+# space is HTTP 400 there, though a scripted model would take it).
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def check_definition(name: Any, function: Callable[..., Any], timeout: Any, schema: Any) -> None:
+    """Raise ``ValueError`` or ``TypeError`` naming what is wrong with a tool's parts."""
+    if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+        raise ValueError(tr("registry.bad_tool_name", name=name))
+    if not callable(function):
+        raise TypeError(tr("registry.not_callable", name=name, type=type(function).__name__))
+    number = isinstance(timeout, int | float) and not isinstance(timeout, bool)
+    if timeout is not None and not (number and timeout > 0):
+        raise ValueError(tr("isolation.bad_timeout", name=name, timeout=timeout))
+    if not isinstance(schema, dict):
+        got = tr("registry.schema_placeholder") if schema is Ellipsis else type(schema).__name__
+        raise TypeError(tr("registry.schema_not_dict", name=name, got=got))
+
+
+def schema_check(name: str, schema: dict[str, Any]) -> Callable[[Any], Any]:
+    """Tool ``name``'s schema made into a function that raises
+    ``fastjsonschema.JsonSchemaValueException`` for arguments it refuses.
+
+    Arguments are checked, not changed (no defaults filled in); ``format`` is
+    read as a description, as JSON Schema 2020-12 reads it. A schema the check
+    cannot read raises ``ValueError`` saying why.
+    """
+    try:
+        refuse_unchecked_keywords(schema)
+        return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+    except Exception as exc:  # the reason: an unknown type, a bad pattern, a newer keyword
+        raise ValueError(tr("registry.bad_schema", name=name, problem=exc)) from None
