@@ -47,9 +47,11 @@ wheel: $(STAMP)
 wheel-test: $(STAMP)
 	$(OFFLINE) AGENTLAB_WHEEL_TEST=1 $(PY) -m pytest -q -s tests/test_wheel.py
 
+# ruff, and the package's layers (import-linter: the contracts in pyproject.toml).
 lint: $(STAMP)
 	$(VENV)/bin/ruff check agentlab tests benchmarks conftest.py
 	$(VENV)/bin/ruff format --check agentlab tests benchmarks conftest.py
+	$(VENV)/bin/lint-imports --no-cache
 
 # The loop's promises on 10 000 generated runs (tests/test_invariants.py
 # checks a few hundred in `make test`, the same ones every time); prints the count
