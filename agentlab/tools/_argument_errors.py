@@ -7,8 +7,7 @@ what it saw (``value``). :func:`refused` turns that into the catalog's
 message in the current language, e.g. ``times：应为 integer，实际是 string``.
 The model reads it and can correct its call.
 
-Also here: the messages for arguments that are not a JSON object at all,
-and the schema keywords the check would skip (newer than draft 7).
+Also here: the messages for arguments that are not a JSON object at all.
 """
 
 from __future__ import annotations
@@ -83,7 +82,7 @@ def _problem(rule: str | None, limit: Any, value: Any, schema: dict[str, Any]) -
     if rule == "type":
         expected = " | ".join(limit if isinstance(limit, list) else [limit])
         return tr("registry.wrong_type", expected=expected, actual=json_type(value))
-    if rule in ("anyOf", "oneOf"):
+    if rule == "anyOf":  # (oneOf may also fail by fitting two branches: said as a rule)
         return _no_branch_fits(limit, value)
     if rule == "required":
         missing = [name for name in limit if name not in value]
@@ -152,32 +151,3 @@ def json_type(value: Any) -> str:
         if isinstance(value, types):
             return name
     return type(value).__name__
-
-
-# Keywords of JSON Schema 2019-09 and 2020-12 that draft 7 (what fastjsonschema
-# checks) does not know: it would skip them without a word. Refused instead.
-NEWER_KEYWORDS = frozenset(
-    {
-        "prefixItems", "unevaluatedItems", "unevaluatedProperties", "dependentRequired",
-        "dependentSchemas", "minContains", "maxContains", "$dynamicRef", "$recursiveRef",
-    }
-)  # fmt: skip
-NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
-VALUES = frozenset({"enum", "const", "default", "examples"})  # data, not schemas
-
-
-def refuse_unchecked_keywords(schema: Any, where: str = "") -> None:
-    """Raise ``ValueError`` naming the first keyword the check would skip (``n.prefixItems``)."""
-    if isinstance(schema, list):
-        for item in schema:
-            refuse_unchecked_keywords(item, where)
-    if not isinstance(schema, dict):
-        return
-    for key, value in schema.items():
-        if key in NEWER_KEYWORDS:
-            raise ValueError(f"{where}{key}")
-        if key in NAME_MAPS and isinstance(value, dict):
-            for name, inner in value.items():
-                refuse_unchecked_keywords(inner, f"{where}{name}.")
-        elif key not in VALUES:
-            refuse_unchecked_keywords(value, where)

@@ -16,7 +16,6 @@ from typing import Any
 import fastjsonschema
 
 from ..i18n import tr
-from ._argument_errors import refuse_unchecked_keywords
 
 # What chat-completions services accept as a function name (a Chinese name or a
 # space is HTTP 400 there, though a scripted model would take it).
@@ -50,3 +49,32 @@ def schema_check(name: str, schema: dict[str, Any]) -> Callable[[Any], Any]:
         return fastjsonschema.compile(schema, use_default=False, use_formats=False)
     except Exception as exc:  # the reason: an unknown type, a bad pattern, a newer keyword
         raise ValueError(tr("registry.bad_schema", name=name, problem=exc)) from None
+
+
+# Keywords of JSON Schema 2019-09 and 2020-12 that draft 7 (what fastjsonschema
+# checks) does not know: it would skip them without a word. Refused instead.
+NEWER_KEYWORDS = frozenset(
+    {
+        "prefixItems", "unevaluatedItems", "unevaluatedProperties", "dependentRequired",
+        "dependentSchemas", "minContains", "maxContains", "$dynamicRef", "$recursiveRef",
+    }
+)  # fmt: skip
+NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+VALUES = frozenset({"enum", "const", "default", "examples"})  # data, not schemas
+
+
+def refuse_unchecked_keywords(schema: Any, where: str = "") -> None:
+    """Raise ``ValueError`` naming the first keyword the check would skip (``n.prefixItems``)."""
+    if isinstance(schema, list):
+        for item in schema:
+            refuse_unchecked_keywords(item, where)
+    if not isinstance(schema, dict):
+        return
+    for key, value in schema.items():
+        if key in NEWER_KEYWORDS:
+            raise ValueError(f"{where}{key}")
+        if key in NAME_MAPS and isinstance(value, dict):
+            for name, inner in value.items():
+                refuse_unchecked_keywords(inner, f"{where}{name}.")
+        elif key not in VALUES:
+            refuse_unchecked_keywords(value, where)

@@ -1,22 +1,16 @@
 """The tool registry: a whitelist of tools, each a JSON schema plus a function.
 
-The model only *names* a tool and sends its arguments as JSON text.
-:meth:`ToolRegistry.run` is the one place that turns that into a Python call:
+The model only *names* a tool and sends its arguments as JSON text;
+:meth:`ToolRegistry.run` turns that into one Python call and never raises: an
+unknown name is ``UNKNOWN_TOOL``, arguments that do not fit the schema are
+``INVALID_ARGUMENTS`` (``arguments.py``), whatever the function raises is
+``TOOL_EXCEPTION``, and the answer is a tool result (``result.py``).
 
-1. the name must be registered (whitelist dispatch), else ``UNKNOWN_TOOL``;
-2. the arguments must be a JSON object that fits the tool's schema, else
-   ``INVALID_ARGUMENTS`` (:mod:`~agentlab.tools.arguments`);
-3. the function runs within the time it is given. Whatever it raises becomes
-   ``TOOL_EXCEPTION`` (``KeyboardInterrupt`` passes: stopping the kernel
-   still stops); a result that breaks the contract too
-   (:mod:`~agentlab.tools.result`).
-
-The time given is the run's time left, or the tool's own ``timeout`` if that
-ends first. Out of the run's time, the call is abandoned (``TOOL_ABANDONED``;
-an isolated tool's child process is killed, ``TOOL_KILLED``) and the run
-ends (``ToolRun.late``). Out of the tool's own time, the model gets
-``TIMEOUT`` and the run goes on. This module knows nothing of budgets, the
-loop or the model: it runs one call and says what happened.
+A call gets the run's time left, or the tool's own ``timeout`` if that ends
+first. Out of its own time, the model gets ``TIMEOUT`` and the run goes on;
+out of the run's time, the call is abandoned (an isolated tool's child
+process is killed) and the run ends. Budgets, the loop and the model are
+not known here.
 """
 
 from __future__ import annotations

@@ -1,18 +1,14 @@
-"""Keep file tools inside their folder: check every path, then open it without following links.
+"""Keep file tools inside their folder: check every path, then open it following no link.
 
 A model may send ``../../.ssh/id_rsa`` by mistake or because a document told
-it to. The system prompt cannot stop that; only the tool can.
-
-1. **The check**, :func:`resolve_inside`: the path must be a short, plain
-   relative path (no ``..``, no ``/etc/passwd`` or ``C:\\x``, no backslash, no
-   NUL) that does not name a ``.env`` file (they hold the API keys) and, links
-   followed, stays inside the root. Else a ``PATH_NOT_ALLOWED`` tool result.
-2. **The open**, :func:`open_inside`: like ``open()``, but a symlink met on
-   the way is refused, so a folder swapped for a link *after* the check
-   cannot lead out either (``_platforms.py`` tells that story).
-
-The root itself is trusted: the folder the developer chose, links and all.
-This module reads and writes no file; what a file means is each tool's business.
+it to; only the tool can stop that. :func:`resolve_inside` is the rule: a
+short, plain relative path (no ``..``, no ``/etc/passwd`` or ``C:\\x``, no
+backslash, no NUL), not a ``.env`` file (they hold the API keys), that stays
+inside the root with links followed; else a ``PATH_NOT_ALLOWED`` result.
+:func:`open_inside` is ``open()`` refusing any symlink on the way, so a folder
+swapped for a link *after* the check cannot lead out either (``_platforms.py``
+tells that story). The root itself is trusted, links and all. What a file
+means is each tool's business.
 """
 
 from __future__ import annotations
