@@ -9,6 +9,8 @@ made into the function that checks each call's arguments here, once.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -45,10 +47,18 @@ def schema_check(name: str, schema: dict[str, Any]) -> Callable[[Any], Any]:
     cannot read raises ``ValueError`` saying why.
     """
     try:
-        refuse_unchecked_keywords(schema)
-        return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+        return _compiled(json.dumps(schema, ensure_ascii=False))
     except Exception as exc:  # the reason: an unknown type, a bad pattern, a newer keyword
         raise ValueError(tr("registry.bad_schema", name=name, problem=exc)) from None
+
+
+# Compiling takes about half a millisecond; a sweep makes the same tools for
+# every run, so each schema (as its JSON text) is compiled once.
+@functools.lru_cache(maxsize=256)
+def _compiled(schema_json: str) -> Callable[[Any], Any]:
+    schema = json.loads(schema_json)
+    refuse_unchecked_keywords(schema)
+    return fastjsonschema.compile(schema, use_default=False, use_formats=False)
 
 
 # Keywords of JSON Schema 2019-09 and 2020-12 that draft 7 (what fastjsonschema
