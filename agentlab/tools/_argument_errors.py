@@ -3,11 +3,9 @@
 ``fastjsonschema`` stops at the first rule the arguments break and says which
 (``JsonSchemaValueException.rule``: ``type``, ``required``, ``enum``,
 ``minimum``, ``additionalProperties``, ``anyOf`` ...), where (``path``) and
-what it saw (``value``). :func:`refused` turns that into the catalog's
-message in the current language, e.g. ``times：应为 integer，实际是 string``.
-The model reads it and can correct its call.
-
-Also here: the messages for arguments that are not a JSON object at all.
+what it saw (``value``): :func:`refused` says it with the catalog's words,
+e.g. ``times：应为 integer，实际是 string``. Also here: arguments that are not
+a JSON object at all.
 """
 
 from __future__ import annotations
@@ -19,16 +17,6 @@ import fastjsonschema
 
 from ..i18n import json_reason, tr
 from .result import MAX_NESTING
-
-JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "null": (type(None),),
-    "boolean": (bool,),
-    "integer": (int,),
-    "number": (int, float),
-    "string": (str,),
-    "array": (list,),
-    "object": (dict,),
-}
 
 
 def not_text(arguments: object) -> str:
@@ -143,11 +131,11 @@ def _no_branch_fits(branches: list[dict[str, Any]], value: Any) -> str:
 
 def json_type(value: Any) -> str:
     """The JSON name of a value's type: ``True`` is a boolean, ``1.0`` an integer."""
+    if value is None:
+        return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         return "integer"  # JSON does not tell 1 from 1.0
-    for name, types in JSON_TYPES.items():
-        if isinstance(value, types):
-            return name
-    return type(value).__name__
+    names = {float: "number", str: "string", list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)

@@ -1,11 +1,9 @@
 """The fork server behind isolated tools on POSIX: plumbing, skip it on a first reading.
 
-Starting a fresh Python for every call ("spawn", ``isolation.py``) costs
-about half a second: the child imports agentlab and openai again. So on POSIX
-the children come from a *fork server*: one helper process, started once by
-"spawn" (a clean, single-threaded interpreter), imports agentlab and then
-waits. For each call it ``fork()``s; the copy already has everything imported
-and starts in a few milliseconds. Two things we do not do, and why:
+A fresh Python per call ("spawn", ``isolation.py``) imports agentlab and
+openai again: about half a second. A *fork server* is one helper process,
+started once by "spawn" (clean, single-threaded), that imports agentlab and
+then ``fork()``s a child per call, which starts in milliseconds. Not done:
 
 - fork the parent itself: the parent has threads (``run_within``'s workers,
   Jupyter's), and a forked copy of a process with threads can deadlock on a

@@ -1,25 +1,14 @@
 """Sandboxed file tools for chapter 01's file agent.
 
 ``list_dir``, ``read_text``, ``write_text`` and ``append_text`` work only
-inside one *sandbox* folder. Every path goes through
-:func:`~agentlab.tools.sandbox.resolve_inside` first, so ``..``, absolute
-paths, backslashes, NUL bytes and symlinks that lead out are refused with
-``PATH_NOT_ALLOWED``; then it is opened with
-:func:`~agentlab.tools.sandbox.open_inside`, which follows no symlink on the
-way, so a link swapped in after the check cannot lead out either. Nothing
-outside is ever read or created through a path. (A hard link is another
-matter: it is the same file under a second name, and no tool can tell it
-from any other file. The tools never make one; see ``sandbox.py``.) ``.env``
-files are refused wherever they are: they hold the API keys.
-
-Each tool is the same three pieces, which is all it takes to add one:
-a function, a JSON schema (inside :class:`~agentlab.tools.registry.Tool`)
-and a registration (:func:`file_tools`).
-
-Results never show the sandbox's absolute location, only paths relative to
-it, so outputs are the same on every machine. Use :func:`sandbox_copy` to
-get a fresh temporary copy of the course's ``data/sandbox/`` per run: the
-files shipped with the package are never written.
+inside one *sandbox* folder: every path is checked by ``sandbox.resolve_inside``
+(``..``, absolute paths, ``.env`` files, links leading out: ``PATH_NOT_ALLOWED``)
+and opened by ``sandbox.open_inside``, which follows no symlink on the way.
+Each tool is three pieces, all it takes to add one: a function, a JSON schema
+(in a :class:`~agentlab.tools.registry.Tool`) and a registration
+(:func:`file_tools`). Results show paths relative to the sandbox only, the
+same on every machine; :func:`sandbox_copy` gives a fresh copy of the course's
+``data/sandbox/``, so the files shipped with the package are never written.
 """
 
 from __future__ import annotations
@@ -28,24 +17,15 @@ import atexit
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TextIO
 
 from ..i18n import reason, tr
-from . import sandbox
-from ._platforms import open_folder
+from ._listing import list_inside
 from .registry import Tool, ToolRegistry
 from .result import ToolResult, error, ok
 from .sales import COURSE_DATA_DIR
-from .sandbox import (
-    MAX_PATH_PARTS,
-    holds_secrets,
-    is_text,
-    link_refusal,
-    open_inside,
-    resolve_inside,
-)
+from .sandbox import is_text, link_refusal, open_inside, resolve_inside
 
 MAX_READ_CHARS = 4000
 PATH_PARAM = {"type": "string", "description": "相对于沙盒根目录的路径，例如 notes.md"}
@@ -154,66 +134,6 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
 
 def append_text(root: Path, rel_path: str, text: str) -> ToolResult:
     return write_text(root, rel_path, text, append=True)
-
-
-def list_inside(root: Path, folder: Path) -> list[str]:
-    """Every file under ``folder`` (a path ``resolve_inside`` returned), as
-    paths relative to ``root`` with ``/``, sorted. Links are not followed into
-    folders; a link to a file is listed when it leads to a file inside. Files
-    no tool would open are left out: deeper than ``MAX_PATH_PARTS``, or ``.env``
-    files (and links to them)."""
-    base = root.resolve()
-    if not sandbox.NOFOLLOW_OPENS:
-        found = [
-            p.relative_to(base).as_posix()
-            for p in folder.rglob("*")
-            if len(p.relative_to(base).parts) <= MAX_PATH_PARTS
-            and p.is_file()
-            and _leads_inside(p, base)
-        ]
-    else:
-        inside = folder.relative_to(base)
-        prefix = "" if not inside.parts else inside.as_posix() + "/"
-        fd = sandbox.open_nofollow(base, folder, os.O_RDONLY | os.O_DIRECTORY, make_folders=False)
-        try:  # depth counts from the root, as the path check does, not from the folder listed
-            found = list(_walk(fd, prefix, base, depth=len(inside.parts)))
-        finally:
-            os.close(fd)
-    return sorted(name for name in found if not holds_secrets(PurePosixPath(name).parts))
-
-
-def _walk(fd: int, prefix: str, base: Path, depth: int) -> Iterator[str]:
-    with os.scandir(fd) as entries:
-        found = list(entries)
-    for entry in found:
-        name = prefix + entry.name
-        if entry.is_dir(follow_symlinks=False):
-            if depth + 1 >= MAX_PATH_PARTS:
-                continue  # deeper than any path a tool accepts
-            try:
-                inner = open_folder(entry.name, fd, make=False)
-            except OSError:
-                continue  # it changed since we listed it: leave it out
-            try:
-                yield from _walk(inner, name + "/", base, depth + 1)
-            finally:
-                os.close(inner)
-        elif entry.is_file(follow_symlinks=False):
-            yield name
-        elif entry.is_symlink() and _leads_inside(base / name, base):
-            yield name  # a name only: nothing is read through it here
-
-
-def _leads_inside(path: Path, base: Path) -> bool:
-    """Does ``path``, links followed, lead to a file inside ``base`` a tool may
-    open (not a ``.env`` file)? A link loop leads nowhere (``resolve`` raises
-    ``RuntimeError`` for it before 3.13)."""
-    try:
-        real = path.resolve()
-    except (OSError, RuntimeError):
-        return False
-    inside = real.is_relative_to(base) and real.is_file()
-    return inside and not holds_secrets(real.relative_to(base).parts)
 
 
 def file_tools(

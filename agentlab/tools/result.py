@@ -107,15 +107,10 @@ def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
 
 
 TOOL_ERROR_CLASSES = {
-    "TIMEOUT": "transient",
-    "UNAVAILABLE": "transient",
-    "RATE_LIMITED": "transient",
-    "PATH_NOT_ALLOWED": "permission",
-    "PERMISSION_DENIED": "permission",
-    "POLICY_DENIED": "permission",
-    "CHECK_FAILED": "logic",
-    "TESTS_FAILED": "logic",
-}
+    "TIMEOUT": "transient", "UNAVAILABLE": "transient", "RATE_LIMITED": "transient",
+    "PATH_NOT_ALLOWED": "permission", "PERMISSION_DENIED": "permission",
+    "POLICY_DENIED": "permission", "CHECK_FAILED": "logic", "TESTS_FAILED": "logic",
+}  # fmt: skip
 
 
 def tool_error_class(code: str | None) -> str:
