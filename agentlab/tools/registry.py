@@ -53,6 +53,7 @@ class Tool:
     def __post_init__(self) -> None:
         # A bad name, function, timeout or schema is refused here, saying which.
         check_definition(self.name, self.function, self.timeout, self.parameters)
+        # Compiled once; a frozen dataclass sets its own derived field this way.
         object.__setattr__(self, "check", schema_check(self.name, self.strict_parameters()))
 
     def schema(self) -> dict[str, Any]:
