@@ -34,7 +34,7 @@ from .result import (
 from .trace import Trace
 
 if TYPE_CHECKING:
-    from ..model.request import CallRequest
+    from ..model.turn import CallRequest
 
 # Made once (json.dumps with options builds a new encoder per call); its
 # spelling fixes every fingerprint a chapter shows, so it stays as it is.
