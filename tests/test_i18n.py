@@ -26,8 +26,9 @@ from agentlab.tools import sales_tools
 PACKAGE = Path(agentlab.__file__).parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # Keys looked up with a computed name: tr("term." + code); exercise texts by exercise id
-# (tests/test_exercises.py checks each of those is reachable)
-DYNAMIC_PREFIXES = ("term.", "exercise.", "budget.kind.")  # looked up as f"term.{code}" etc.
+# (tests/test_exercises.py checks each of those is reachable); grade.* also from the
+# page's template (tests/test_grade.py checks each of those is used)
+DYNAMIC_PREFIXES = ("term.", "exercise.", "budget.kind.", "grade.")
 
 
 def tr_calls_in_source() -> set[str]:
