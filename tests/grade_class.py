@@ -128,7 +128,8 @@ def broken_ones() -> list[Built]:
     made.append(deleted)
 
     renamed_id = all_right("renamed_check.ipynb")
-    index = next(i for i, c in enumerate(renamed_id.cells) if fragments.id in c.source)
+    checks = [c.source for c in renamed_id.cells]
+    index = checks.index(check_cell(fragments).source)
     renamed_id.cells[index] = new_code_cell('check("01-fragment", join_fragments)')
     renamed_id.breaks(fragments, "check_missing")
     made.append(renamed_id)

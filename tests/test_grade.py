@@ -12,6 +12,7 @@ import contextlib
 import csv
 import io
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -83,6 +84,14 @@ def test_the_class_grades_to_the_table_it_should(graded):
             wrong += [(name, e, got[e], expected[e]) for e in columns if got[e] != expected[e]]
         assert rows[name]["passed"] == str(list(expected.values()).count("passed"))
     assert not wrong, wrong
+    # Why each broken mark is broken, as the page marks it.
+    html = graded["html"]
+    for name, b in built.items():
+        row = html.split(f'<tr data-submission="{name}"', 1)[1].split("</tr>", 1)[0]
+        said = dict(
+            re.findall(r'data-exercise="([^"]+)" data-mark="broken" data-broken="(\w+)"', row)
+        )
+        assert said == b.broken, name
     # Every mark and a good share of the statuses occur: the table tells them apart.
     assert {row[e] for row in rows.values() for e in columns if row[e]} == set(MARKS)
 

@@ -29,7 +29,7 @@ from .. import __version__
 from ..course.exercises import Exercise, exercises
 from ..course.palette import BLUISH_GREEN, GREY, REDDISH_PURPLE, VERMILLION, ink
 from ..i18n import tr
-from .grade_marks import MARKS, Submission
+from .grade_marks import MARKS, STATUSES, Submission
 
 MARK_STYLE = {  # colour and symbol: the symbol says what the colour says
     "passed": (BLUISH_GREEN, "✓"),
@@ -119,7 +119,7 @@ def write_html(
         columns=columns,
         chapter_spans=[(c, sum(e.chapter == c for e in columns)) for c in chapters],
         summaries=[summarize(submissions, e) for e in columns],
-        statuses=Counter(s.status for s in submissions),
+        statuses={s: n for s in STATUSES if (n := sum(x.status == s for x in submissions))},
         troubled=[s for s in submissions if s.status != "graded" or troubles(s)],
         troubles=troubles,
         mark_style={m: (color, ink(color), symbol) for m, (color, symbol) in MARK_STYLE.items()},
