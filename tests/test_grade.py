@@ -25,7 +25,8 @@ import agentlab
 from agentlab.course.exercises import VERDICT_MIME, check, exercises, get
 from agentlab.i18n import CATALOG, tr
 from agentlab.ops.grade import find_notebooks, grade_class, shown_name
-from agentlab.ops.grade_marks import BROKEN, MARKS, STATUSES
+from agentlab.ops.grade_marks import BROKEN, MARKS, STATUSES, Mark, Submission
+from agentlab.ops.grade_report import write_reports
 
 from .conftest import REPO, interrupted
 from .grade_class import (
@@ -294,3 +295,60 @@ SLOW = """import os, time
 with open({path!r}, "w") as handle:
     handle.write(str(os.getpid()))
 time.sleep(300)"""
+
+
+def test_the_page_escapes_what_students_wrote_and_speaks_english_when_asked(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTLAB_LANG", "en")
+    evil = "<script>alert(1)</script>"
+    submissions = [
+        Submission(f"{evil}.ipynb", marks={"01-loop": Mark("wrong", f"Not right: {evil}")}),
+        Submission(
+            "张三.ipynb", "timeout", f"stopped at {evil}", {"01-loop": Mark("passed", "ok")}
+        ),
+    ]
+    csv_path, html_path = write_reports(submissions, tmp_path, folder="class", seconds=1.0)
+    html = html_path.read_text(encoding="utf-8")
+    assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "Exercise grades: class" in html and "timed out" in html and "已评分" not in html
+    with csv_path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [(r["submission"], r["status"], r["01-loop"]) for r in rows] == [
+        (f"{evil}.ipynb", "graded", "wrong"),
+        ("张三.ipynb", "timeout", "passed"),
+    ]
+
+
+def test_hidden_folders_zip_leftovers_and_the_output_folder_are_not_submissions(tmp_path):
+    for name in (
+        "a.ipynb",
+        "二班/b.ipynb",
+        ".ipynb_checkpoints/a-checkpoint.ipynb",
+        "__MACOSX/._a.ipynb",
+        ".hidden.ipynb",
+        "out/executed/a.ipynb",
+        "notes.txt",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    found = find_notebooks(tmp_path, leave_out=tmp_path / "out")
+    assert [name for _, name in found] == ["a.ipynb", "二班/b.ipynb"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "key"),
+    [
+        (["nowhere"], "grade.cli.not_a_folder"),
+        (["EMPTY"], "grade.cli.no_notebooks"),
+        (["EMPTY", "--workers", "0"], "grade.cli.not_positive"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_exit_code_2(argv, key, tmp_path, capsys):
+    from agentlab.ops.cli import main
+    from agentlab.ops.cli_parser import error_line
+
+    (tmp_path / "EMPTY").mkdir()
+    argv = [str(tmp_path / a) if a in ("nowhere", "EMPTY") else a for a in argv]
+    with pytest.raises(SystemExit) as stop:
+        main(["grade", *argv])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == error_line("agentlab grade", tr(key, path=argv[0])) + "\n"
