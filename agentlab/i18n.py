@@ -3606,7 +3606,7 @@ CATALOG: dict[str, tuple[str, str]] = {
         "课程的服务商语料里没有 {name}（见 agentlab/data/providers）",
         "the course's provider corpus has no {name} (see agentlab/data/providers)",
     ),
-    "exercise.cli.help": (
+    "cli.exercises.help": (
         "练习：list 列出所有练习，verify 检验每个练习的检查",
         "exercises: list prints them, verify checks every check",
     ),

@@ -333,7 +333,7 @@ def test_a_run_with_arguments_nested_too_deep_still_shows(depth):
     client = ScriptedClient([call("echo", arguments), say("好")])
     echo = ToolRegistry([Tool("echo", "d", {"additionalProperties": True}, lambda **a: ok(a))])
     result = run_agent("x", client=client, tools=echo, on_text=None, trace_dir=False)
-    page = result._repr_html_()
+    page = run_html(result)
     assert "INVALID_ARGUMENTS" in page and "[[[[" in page  # the text as sent, folded
 
 
@@ -563,3 +563,20 @@ def test_any_trace_renders_without_crashing(events):
     page = trace_html(events)
     assert page.startswith("<!DOCTYPE html>") and "<script" not in page
     parse(page)  # well-formed: every element closed
+
+
+def test_jupyter_shows_a_run_as_its_picture():
+    """The loop knows no HTML: the package registers the course's renderer with IPython."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    import agentlab
+
+    shell = InteractiveShell.instance()
+    try:
+        agentlab._show_runs_as_pictures()
+        result = run_agent("x", client=ScriptedClient([say("好")]), tools=ToolRegistry([]),
+                           trace_dir=False, on_text=None)  # fmt: skip
+        shown, _ = shell.display_formatter.format(result)
+        assert shown["text/html"] == run_html(result)
+    finally:
+        InteractiveShell.clear_instance()

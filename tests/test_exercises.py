@@ -23,9 +23,9 @@ import pytest
 import agentlab.course.exercises as api
 import agentlab.tools.files as library_module
 from agentlab.course.exercises import CheckResult, check, exercises, hint, show
-from agentlab.ops.exercises import main, starter_answer
 from agentlab.course.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, judge, passed
 from agentlab.i18n import CATALOG, placeholders, tr
+from agentlab.ops.exercises import main, starter_answer
 from agentlab.tools import Tool
 
 from .conftest import REPO, interrupted, stderr_when_the_reader_leaves
@@ -231,7 +231,8 @@ def test_the_exercise_texts_are_complete_in_both_languages():
 def key_patterns() -> tuple[set[str], list[re.Pattern]]:
     """Every string literal in agentlab/exercises, and every f-string as a pattern."""
     literals, patterns = set(), []
-    for path in (REPO / "agentlab" / "course" / "exercises").glob("*.py"):
+    paths = [*(REPO / "agentlab" / "course" / "exercises").glob("*.py")]
+    for path in [*paths, REPO / "agentlab" / "ops" / "exercises.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 literals.add(node.value)

@@ -88,7 +88,7 @@ def build_parser() -> CourseParser:
             "sweep": tr("cli.sweep.help"),
             "doctor": tr("doctor.help"),
             "trace": tr("display.cli.help"),
-            "exercises": tr("exercise.cli.help"),  # its own parser: ops/exercises.py
+            "exercises": tr("cli.exercises.help"),  # its own parser: ops/exercises.py
             "grade": tr("grade.cli.help"),  # its own parser: ops/grade.py
         },
     )

@@ -108,4 +108,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         return run_command(f"{parser.prog} list", list_exercises)
     return run_command(f"{parser.prog} verify", lambda: verify(args.chapter, args.verbose))
-
