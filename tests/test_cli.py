@@ -137,14 +137,14 @@ def test_sweep_writes_csv_and_charts(tmp_path, capsys):
     )
 
 
-COMMANDS = "'run', 'demo', 'sweep', 'doctor', 'trace', 'exercises'"
+COMMANDS = "'run', 'demo', 'sweep', 'doctor', 'trace', 'exercises', 'grade'"
 SCRIPTED = "'honest_analyst', 'never_stops', 'todo_clerk'"
 
 
 @pytest.mark.parametrize(
     "argv, fragment",
     [
-        ([], tr("cli.argparse.required", names="{run,demo,sweep,doctor,trace,exercises}")),
+        ([], tr("cli.argparse.required", names="{run,demo,sweep,doctor,trace,exercises,grade}")),
         (["fly"], tr("cli.argparse.choice", value="'fly'", choices=COMMANDS)),
         (["run"], "question"),
         (["run", "x", "--max-steps", "0"], tr("cli.not_positive", text="'0'")),
