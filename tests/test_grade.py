@@ -352,3 +352,18 @@ def test_bad_arguments_are_one_line_and_exit_code_2(argv, key, tmp_path, capsys)
         main(["grade", *argv])
     assert stop.value.code == 2
     assert capsys.readouterr().err == error_line("agentlab grade", tr(key, path=argv[0])) + "\n"
+
+
+def test_a_kernel_that_never_starts_is_named_so(tmp_path, monkeypatch):
+    fake = tmp_path / "fake"  # found before the real launcher: the kernel exits at once
+    fake.mkdir()
+    (fake / "ipykernel_launcher.py").write_text("raise SystemExit(1)\n")
+    monkeypatch.setenv("PYTHONPATH", str(fake))
+    b = all_right("one.ipynb")
+    (tmp_path / "class").mkdir()
+    nbformat.write(b.notebook(), tmp_path / "class" / b.name)
+    [graded] = grade_class(
+        find_notebooks(tmp_path / "class"), workers=1, time_limit_s=30, max_output_chars=1000
+    )
+    assert graded.status == "kernel_not_started", graded.reason
+    assert set(m.broken for m in graded.marks.values()) == {"not_run"}

@@ -159,7 +159,7 @@ def _grade(
                 error=error_line_of(failed[1]),
             )
     said = verdicts(nb)
-    stop_cell = stopped.cell if stopped is not None else None
+    stop_cell = (stopped.cell or 0) if stopped is not None else None  # None: it never began
     for exercise in exercises():
         if exercise.chapter in chapters:
             submission.marks[exercise.id] = mark(exercise, nb, said, stop_cell, submission)

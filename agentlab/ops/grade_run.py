@@ -39,7 +39,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 
-TIME_LIMIT_S = 300  # the slowest chapter takes 10 to 90 s on a busy 2-core machine
+TIME_LIMIT_S = 300  # a whole chapter takes 10 to 90 s on a busy 2-core machine
 MAX_OUTPUT_CHARS = 20_000_000  # the chapters' own outputs are under 400 000
 MAX_MEMORY_BYTES = 4 * 2**30  # a chapter's kernel uses about 250 MB
 
