@@ -232,21 +232,6 @@ def test_the_names_of_statuses_marks_and_breakages_have_words():
     assert len(BROKEN) == len(set(BROKEN))
 
 
-def test_every_grade_text_is_used():
-    template = (REPO / "agentlab" / "ops" / "templates" / "grade.html").read_text("utf-8")
-    source = "".join(p.read_text("utf-8") for p in (REPO / "agentlab" / "ops").glob("grade*.py"))
-    dynamic = ("grade.status.", "grade.mark.", "grade.reason.")
-    unused = [
-        key
-        for key in CATALOG
-        if key.startswith("grade.")
-        and f'"{key}"' not in source + template
-        and f"'{key}'" not in template
-        and not key.startswith(dynamic)
-    ]
-    assert unused == []
-
-
 def test_a_check_in_a_notebook_shows_the_line_and_carries_the_verdict(tmp_path):
     """What the student sees is the printed line; the verdict rides beside it."""
     b = all_right("one.ipynb")

@@ -138,7 +138,6 @@ scenarios = st.fixed_dictionaries(
 # -- the promises --------------------------------------------------------------------------
 
 
-
 def check(result: RunResult, budget: Budget, elapsed: float, folded: bool) -> None:
     assert isinstance(result, RunResult)
     assert result.stop_reason in STOP_REASONS and result.outcome in OUTCOMES

@@ -143,9 +143,9 @@ def test_top_level_files_exist(name):
 
 
 def test_the_teaching_data_is_package_data_and_kept_once():
-    """Every file under agentlab/data/ is matched by pyproject's package-data
-    globs (else the wheel would silently leave it out), and there is no second
-    copy of the data at the top of the repository."""
+    """Every file under agentlab/data/ and the display's templates is matched by
+    pyproject's package-data globs (else the wheel would silently leave it out),
+    and there is no second copy of the data at the top of the repository."""
     from agentlab.tools.sales import COURSE_DATA_DIR
 
     package = REPO / "agentlab"
@@ -154,6 +154,7 @@ def test_the_teaching_data_is_package_data_and_kept_once():
         "setuptools"
     ]["package-data"]["agentlab"]
     files = [p for p in (package / "data").rglob("*") if p.is_file()]
+    files += [p for p in (package / "course" / "templates").iterdir() if p.is_file()]
     assert {"data/input/sales.csv", "data/sandbox/meeting.md"} <= {
         p.relative_to(package).as_posix() for p in files
     }

@@ -100,17 +100,18 @@ def write_html(
     folder: str,
     seconds: float,
 ) -> None:
-    from jinja2 import Environment, PackageLoader
+    import jinja2
 
-    environment = Environment(
-        loader=PackageLoader("agentlab.ops", "templates"),
+    environment = jinja2.Environment(
+        loader=jinja2.PackageLoader("agentlab.ops", "templates"),
         autoescape=True,
+        undefined=jinja2.StrictUndefined,  # a misspelt name fails the tests, not the page
         trim_blocks=True,
         lstrip_blocks=True,
     )
     chapters = sorted({e.chapter for e in columns})
     page = environment.get_template("grade.html").render(
-        t=tr,
+        tr=tr,
         folder=folder,
         version=__version__,
         when=time.strftime("%Y-%m-%d %H:%M"),
@@ -123,6 +124,8 @@ def write_html(
         troubled=[s for s in submissions if s.status != "graded" or troubles(s)],
         troubles=troubles,
         mark_style={m: (color, ink(color), symbol) for m, (color, symbol) in MARK_STYLE.items()},
+        status_label=lambda status: tr(f"grade.status.{status}"),
+        mark_label=lambda mark: tr(f"grade.mark.{mark}"),
         status_color=lambda status: STATUS_COLOR.get(status, VERMILLION),
         ink=ink,
         link=lambda s: "executed/" + quote(s.name) if s.executed is not None else None,
