@@ -339,16 +339,17 @@ def test_bad_arguments_are_one_line_and_exit_code_2(argv, key, tmp_path, capsys)
     assert capsys.readouterr().err == error_line("agentlab grade", tr(key, path=argv[0])) + "\n"
 
 
-def test_a_kernel_that_never_starts_is_named_so(tmp_path, monkeypatch):
+def test_a_kernel_that_never_starts_is_named_so(tmp_path):
     fake = tmp_path / "fake"  # found before the real launcher: the kernel exits at once
     fake.mkdir()
     (fake / "ipykernel_launcher.py").write_text("raise SystemExit(1)\n")
-    monkeypatch.setenv("PYTHONPATH", str(fake))
     b = all_right("one.ipynb")
     (tmp_path / "class").mkdir()
     nbformat.write(b.notebook(), tmp_path / "class" / b.name)
-    [graded] = grade_class(
-        find_notebooks(tmp_path / "class"), workers=1, time_limit_s=30, max_output_chars=1000
-    )
-    assert graded.status == "kernel_not_started", graded.reason
-    assert set(m.broken for m in graded.marks.values()) == {"not_run"}
+    env = {**os.environ, "PYTHONPATH": str(fake)}
+    done = grade(tmp_path / "class", tmp_path / "out", env)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    with (tmp_path / "out" / "grades.csv").open(encoding="utf-8-sig", newline="") as handle:
+        [row] = csv.DictReader(handle)
+    assert row["status"] == "kernel_not_started", row["reason"]
+    assert {row[e.id] for e in CHAPTER_01} == {"broken"}

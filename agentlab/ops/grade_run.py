@@ -23,6 +23,7 @@ and code that knows where to look can still read that user's files.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import os
 import shutil
@@ -176,6 +177,8 @@ def run_notebook(
             return Stopped("kernel_not_started", None, f"{type(exc).__name__}: {exc}")
         raise
     finally:
+        # nbclient's clean-up at exit, left registered when the kernel never started
+        atexit.unregister(client._cleanup_kernel)
         if running is not None:
             running.pop(name, None)
         shutil.rmtree(workdir, ignore_errors=True)
