@@ -21,8 +21,9 @@ import openai
 from ..deadline import Deadline, TimedOut, run_within
 from ..i18n import described, tr
 from ..model.failures import ModelFailure, model_failure_class
-from ..model.request import ModelTurn, request_turn
+from ..model.request import request_turn
 from ..model.retry import MAX_RETRY_WAIT_S, given_up, retry_wait
+from ..model.turn import ModelTurn
 from .budget import Budget
 from .result import Stop
 from .state import RunState

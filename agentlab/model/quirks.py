@@ -271,7 +271,7 @@ def _json(text: str) -> Any:
 def second_look(turn: Any, make_call: Callable[[str, str, str], Any]) -> Any:
     """The turn as it should be read, or the :class:`ModelFailure` it really is.
 
-    ``turn`` is a ``request.ModelTurn`` that a quick look found odd; ``make_call``
+    ``turn`` is a ``turn.ModelTurn`` that a quick look found odd; ``make_call``
     builds one of its calls from ``(id, name, arguments)``. In order:
 
     1. lone surrogates become U+FFFD (the next request could not be encoded);
