@@ -1,6 +1,6 @@
 """The grading page, as an instructor sees it, and a check cell, as a student sees it.
 
-1. With the course's ``.venv``, ``tests/grade_class.py`` writes the generated
+1. With the course's ``.venv``, ``tests/ops/grade_class.py`` writes the generated
    class of submissions (right, wrong, unfinished and every broken kind),
    grades it with ``python -m agentlab grade`` and says what each submission
    must get (``expected.json``).
@@ -192,7 +192,10 @@ def main() -> int:
         out.mkdir()
         env = {**os.environ, "AGENTLAB_OFFLINE": "1", "PYTHONHASHSEED": "0"}
         subprocess.run(
-            [args.lab_python, "-m", "tests.grade_class", str(out)], check=True, env=env, cwd=ROOT
+            [args.lab_python, "-m", "tests.ops.grade_class", str(out)],
+            check=True,
+            env=env,
+            cwd=ROOT,
         )
         expected = json.loads((out / "expected.json").read_text(encoding="utf-8"))
         print(f"graded {len(expected)} submissions in {time.monotonic() - started:.0f} s")

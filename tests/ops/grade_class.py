@@ -8,8 +8,8 @@ starter, in a pattern that differs per student; plus one submission per way
 a notebook can break. What each one must get follows from how it was built
 (:class:`Built`).
 
-Used by ``tests/test_grade.py`` and, run as a script, by
-``tests/browser/check_grade.py`` (``python tests/grade_class.py OUT`` writes
+Used by ``tests/ops/test_grade.py`` and, run as a script, by
+``tests/browser/check_grade.py`` (``python -m tests.ops.grade_class OUT`` writes
 ``OUT/submissions``, grades it into ``OUT/grades`` and writes
 ``OUT/expected.json``).
 """
@@ -254,7 +254,7 @@ def grade(folder: Path, out: Path, env: dict[str, str]) -> subprocess.CompletedP
     )
 
 
-if __name__ == "__main__":  # the browser check: python tests/grade_class.py OUT
+if __name__ == "__main__":  # the browser check: python -m tests.ops.grade_class OUT
     out = Path(sys.argv[1])
     written = write_class(out / "submissions")
     env = {**os.environ, "AGENTLAB_OFFLINE": "1", "TMPDIR": str(out)}

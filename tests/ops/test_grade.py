@@ -1,6 +1,6 @@
 """``agentlab grade``: a generated class of submissions grades to the table it should.
 
-The class (``tests/grade_class.py``: reference, wrong and starter answers,
+The class (``tests/ops/grade_class.py``: reference, wrong and starter answers,
 and one notebook per way to break) is graded once, through the command,
 with 2 workers (``graded``); the tests read its CSV, its page and its run
 copies. The endless loop and one live check are graded on their own.
@@ -28,7 +28,7 @@ from agentlab.ops.grade import find_notebooks, grade_class, shown_name
 from agentlab.ops.grade_marks import BROKEN, MARKS, STATUSES, Mark, Submission
 from agentlab.ops.grade_report import write_reports
 
-from .conftest import REPO, interrupted
+from ..conftest import REPO, interrupted
 from .grade_class import (
     CHAPTER_01,
     GBK_NAME,
