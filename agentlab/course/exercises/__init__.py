@@ -14,9 +14,15 @@ function that raises, hangs or loops forever): it prints one line of
 feedback that names the first thing that is wrong, and returns a
 :class:`CheckResult` with ``.passed`` and ``.message``. A notebook cell that
 ends with ``check(...)`` shows the feedback once: the result has an
-``_ipython_display_`` that shows nothing (the line was already printed), and
+``_ipython_display_`` that shows nothing (the line was already shown), and
 its ``repr`` outside IPython is one short line, ``CheckResult('01-loop',
 passed=True)``.
+
+In a notebook the line is shown as display data rather than printed: its
+``text/plain`` is the line, so the student sees exactly the printed line,
+and beside it :data:`VERDICT_MIME` carries the same verdict for programs
+(``agentlab grade`` reads it from a run notebook): ``exercise``, ``status``,
+``message`` and ``course`` (the package version that judged it).
 
 What the check runs is hidden: student code runs with its output captured,
 so debug prints inside a checked function do not show (call the function
@@ -24,15 +30,17 @@ yourself to see them).
 
 ``exercises(chapter)`` lists the exercises; ``agentlab exercises list`` and
 ``verify`` do the same from a terminal. Each exercise is one unit: its reference
-answer, its named mistakes and its check in its chapter's module (``ch01.py`` ...
-``ch05.py``), its starter code in ``units/<id>.toml``.
+answer and its check in its chapter's module (``ch01.py`` ... ``ch05.py``), its
+starter code and named mistakes in ``units/<id>.toml``.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
+from ... import __version__
 from ...i18n import tr
 from . import ch01, ch02, ch03, ch04, ch05
 from .core import NOT_DONE, PASSED, WRONG, Exercise, Verdict
@@ -47,7 +55,9 @@ EXERCISES: list[Exercise] = [
 ]
 """Every exercise of the course, in chapter order (the order ``list`` prints)."""
 
-__all__ = ["CheckResult", "Exercise", "check", "exercises", "get", "hint", "show"]
+__all__ = ["VERDICT_MIME", "CheckResult", "Exercise", "check", "exercises", "get", "hint", "show"]
+
+VERDICT_MIME = "application/vnd.agentlab.verdict+json"
 
 
 @dataclass(frozen=True, repr=False)
@@ -87,9 +97,26 @@ def check(
         verdict = Verdict(WRONG, _unknown(exercise_id))
     else:
         verdict = judge(exercise, answer, time_limit_s)
-    message = render(verdict)
-    print(message)
-    return CheckResult(str(exercise_id), verdict.status == PASSED, verdict.status, message)
+    passed = verdict.status == PASSED
+    return say(CheckResult(str(exercise_id), passed, verdict.status, render(verdict)))
+
+
+def say(result: CheckResult) -> CheckResult:
+    """Show the verdict line: printed, or in IPython as display data with its verdict."""
+    ipython = sys.modules.get("IPython")  # loaded if and only if we run inside IPython
+    if ipython is None or ipython.get_ipython() is None:
+        print(result.message)
+        return result
+    verdict = {
+        "exercise": result.exercise,
+        "status": result.status,
+        "message": result.message,
+        "course": __version__,
+    }
+    from IPython.display import display
+
+    display({"text/plain": result.message, VERDICT_MIME: verdict}, raw=True)
+    return result
 
 
 def render(verdict: Verdict) -> str:
