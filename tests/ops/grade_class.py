@@ -2,8 +2,8 @@
 
 Small notebooks holding only exercise cells: a setup cell, then per exercise
 an answer cell and the check cell the chapter has, each answer the
-exercise's reference solution (``get(id).reference``, from ``solutions.py``),
-one of its wrong answers (``get(id).wrong[n]``, from ``wrong.py``) or its
+exercise's reference solution (``get(id).reference``, from its chapter's module),
+one of its wrong answers (``get(id).wrong[n]``, made by one of its named mistakes) or its
 starter, in a pattern that differs per student; plus one submission per way
 a notebook can break. What each one must get follows from how it was built
 (:class:`Built`).

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from importlib.resources import files
 from types import CodeType
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...i18n import tr
 from .mistakes import Mistake
@@ -93,6 +93,11 @@ class Runaway(BaseException):
         self.requests = requests
 
 
+class WrongAnswer(NamedTuple):
+    mistake: Mistake
+    answer: Any
+
+
 @functools.cache
 def unit(exercise_id: str) -> dict[str, Any]:
     """The data half of an exercise: ``units/<id>.toml``, read once."""
@@ -146,9 +151,9 @@ class Exercise:
         return tr(f"exercise.{self.id}.hint")
 
     @cached_property
-    def wrong(self) -> tuple[tuple[Mistake, Any], ...]:
+    def wrong(self) -> tuple[WrongAnswer, ...]:
         """Each mistake with the wrong answer it makes of the reference."""
-        return tuple((mistake, mistake.answer(self.reference)) for mistake in self.mistakes)
+        return tuple(WrongAnswer(m, m.answer(self.reference)) for m in self.mistakes)
 
     def __repr__(self) -> str:
         return f"Exercise({self.id!r})"
