@@ -20,7 +20,8 @@ message a person reads ``i18n.py``):
 - ``context.py``      truncating big outputs, folding old steps;
 - ``failures.py``     naming a failure: transient, invalid input, permission or logic;
 - ``clients/``        scripted and real ``openai.OpenAI`` clients, recording and replay;
-- ``i18n.py``         every message people read, in Chinese and English.
+- ``i18n.py``         looks up every message people read, Chinese or English,
+                      in ``locale/zh.toml`` and ``locale/en.toml``.
 
 Around the loop, for the chapters and the people who run them:
 

@@ -8,8 +8,9 @@ traced line by line. A package module is on the path when
 - an executed line reads a name the module defines (a constant, a class used
   in ``isinstance``), found from the importing module's ``from ... import``.
 
-The model client (``agentlab/clients/``) is left out: a real service replaces
-it, and the loop is the same. For every module on the path the script prints
+The model client (``agentlab/clients/``) is left out, with what it calls (a
+scripted reply looks its words up in the catalog): a real service replaces it,
+and the loop is the same. For every module on the path the script prints
 its lines (all of them: a reader sees docstrings and comments too) and how
 many of them the run executed. Goal: at most 1,200 lines, at least 40 %
 executed. Messages the run looks up (``tr`` keys) are listed apart: they are
@@ -44,8 +45,21 @@ def on_the_path(path: Path) -> bool:
     return not rel.startswith("clients/")
 
 
+def called_by_the_client(frame) -> bool:
+    """Whether a client's code is up the stack: what it calls (its replies look
+    messages up, say) is the service's work, not the loop's."""
+    clients = str(PACKAGE / "clients")
+    caller = frame.f_back
+    while caller is not None:
+        if caller.f_code.co_filename.startswith(clients):
+            return True
+        caller = caller.f_back
+    return False
+
+
 def executed_lines(work) -> dict[Path, set[int]]:
-    """Every (file, line) of the package the work executes, outside the clients."""
+    """Every (file, line) of the package the work executes, outside the clients
+    and what they call."""
     hits: dict[Path, set[int]] = defaultdict(set)
     prefix = str(PACKAGE)
 
@@ -54,7 +68,7 @@ def executed_lines(work) -> dict[Path, set[int]]:
         if not filename.startswith(prefix):
             return None
         path = Path(filename)
-        if not on_the_path(path):
+        if not on_the_path(path) or (event == "call" and called_by_the_client(frame)):
             return None
         if event in ("line", "call"):
             hits[path].add(frame.f_lineno)

@@ -23,9 +23,9 @@ import pytest
 import agentlab.course.exercises as api
 import agentlab.tools.files as library_module
 from agentlab.course.exercises import CheckResult, check, exercises, hint, show
-from agentlab.ops.exercises import main, starter_answer
 from agentlab.course.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, Verdict, judge, passed
-from agentlab.i18n import CATALOG, placeholders, tr
+from agentlab.course.exercises.texts import TEXTS, tr
+from agentlab.ops.exercises import main, starter_answer
 from agentlab.tools import Tool
 
 from .conftest import REPO, interrupted, stderr_when_the_reader_leaves
@@ -215,44 +215,28 @@ def test_english_names_what_raised_apart_from_what_was_being_done(monkeypatch):
     assert "a tool that raises: raised ValueError: cannot connect" in message, message
 
 
-def test_the_exercise_texts_are_complete_in_both_languages():
-    keys = [k for k in CATALOG if k.startswith("exercise.")]
-    for key in keys:
-        zh, en = CATALOG[key]
-        assert zh and en, key
-        assert placeholders(zh) == placeholders(en), key
-    for exercise in EXERCISES:
-        for part in ("title", "prompt", "hint"):
-            assert f"exercise.{exercise.id}.{part}" in CATALOG
-        if exercise.kind == "predict" and exercise.id != "05-predict-seeds":
-            assert f"exercise.{exercise.id}.why" in CATALOG
+def test_every_exercise_has_its_texts():
+    """Both languages hold the same keys with the same fields (tests/test_i18n.py)."""
+    texts = TEXTS.messages("zh")
+    missing = [
+        f"exercise.{exercise.id}.{part}"
+        for exercise in EXERCISES
+        for part in ("title", "prompt", "hint")
+        + (("why",) if exercise.kind == "predict" and exercise.id != "05-predict-seeds" else ())
+        if f"exercise.{exercise.id}.{part}" not in texts
+    ]
+    assert missing == []
 
 
-def key_patterns() -> tuple[set[str], list[re.Pattern]]:
-    """Every string literal in agentlab/exercises, and every f-string as a pattern."""
-    literals, patterns = set(), []
-    for path in (REPO / "agentlab" / "course" / "exercises").glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                literals.add(node.value)
-            elif isinstance(node, ast.JoinedStr):
-                parts = [
-                    re.escape(v.value) if isinstance(v, ast.Constant) else "[^.]+"
-                    for v in node.values
-                ]
-                if parts and parts[0].startswith(re.escape("exercise.")):
-                    patterns.append(re.compile("".join(parts)))
-    return literals, patterns
-
-
-def test_every_exercise_text_is_reachable():
-    """The i18n test skips keys with computed names; this is their check."""
-    literals, patterns = key_patterns()
-    for key in (k for k in CATALOG if k.startswith("exercise.")):
-        assert key in literals or any(p.fullmatch(key) for p in patterns), key
-        part = key.split(".")[1]
-        if re.fullmatch(r"\d\d-.+", part):
-            assert part in IDS, key
+def test_exercise_texts_name_real_exercises():
+    """``exercise.<id>.*`` keys belong to an exercise that exists (tests/test_i18n.py
+    checks that every key is looked up somewhere)."""
+    strays = [
+        key
+        for key in TEXTS.messages("zh")
+        if re.fullmatch(r"\d\d-.+", key.split(".")[1]) and key.split(".")[1] not in IDS
+    ]
+    assert strays == []
 
 
 def test_a_check_cell_shows_its_message_once(capsys):

@@ -23,12 +23,22 @@ PACKAGE = Path(agentlab.__file__).parent
 THE_TOOL = {"tools/sales.py", "tools/sandbox.py"}
 
 
+def by_the_client(frame) -> bool:
+    """A client's code up the stack: its own work (a scripted reply's words) is not the loop's."""
+    caller = frame.f_back
+    while caller is not None:
+        if caller.f_code.co_filename.startswith(str(PACKAGE / "clients")):
+            return True
+        caller = caller.f_back
+    return False
+
+
 def files_entered(run) -> set[str]:
     entered: set[str] = set()
 
     def tracer(frame, event, arg):
         filename = frame.f_code.co_filename
-        if event == "call" and filename.startswith(str(PACKAGE)):
+        if event == "call" and filename.startswith(str(PACKAGE)) and not by_the_client(frame):
             entered.add(Path(os.path.relpath(filename, PACKAGE)).as_posix())
 
     sys.settrace(tracer)

@@ -20,7 +20,8 @@ from typing import Any
 
 from ..course.exercises import exercises, render
 from ..course.exercises.core import NOT_DONE, PASSED, WRONG, Exercise, judge
-from ..i18n import printable_output, tr
+from ..course.exercises.texts import tr
+from ..i18n import printable_output
 from .cli_parser import CourseParser, add_commands, run_command
 
 
@@ -108,4 +109,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         return run_command(f"{parser.prog} list", list_exercises)
     return run_command(f"{parser.prog} verify", lambda: verify(args.chapter, args.verbose))
-

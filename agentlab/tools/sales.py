@@ -152,15 +152,12 @@ def sales_tools(data_dir: str | Path | None = None) -> ToolRegistry:
         [
             Tool(
                 name="analyze_csv",
-                description=(
-                    "读取 input/ 目录下的销售 CSV（列为 category、quantity、unit_price），"
-                    "返回各类别销售额、总销售额和销售额最高的类别。"
-                ),
+                description=tr("csv.describe.analyze_csv"),
                 parameters={
                     "properties": {
                         "relative_path": {
                             "type": "string",
-                            "description": "相对于 input/ 的文件名，例如 sales.csv",
+                            "description": tr("csv.describe.relative_path"),
                         }
                     },
                     "required": ["relative_path"],

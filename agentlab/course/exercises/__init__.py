@@ -33,9 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ...i18n import tr
 from .core import DEFAULT_TIME_LIMIT_S, NOT_DONE, PASSED, Exercise, Verdict, judge
 from .index import EXERCISES
+from .texts import tr
 
 __all__ = ["CheckResult", "Exercise", "check", "exercises", "get", "hint", "show"]
 

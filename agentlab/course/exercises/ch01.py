@@ -22,7 +22,6 @@ from typing import Any
 
 from ... import Budget, run_agent
 from ...clients import Chunking, Reply, ScriptedClient, ToolCall, scripted
-from ...i18n import tr
 from ...tools import Tool, ToolRegistry, sandbox_copy
 from ...tools import files as library_files
 from . import solutions, wrong
@@ -55,6 +54,7 @@ from .loops import (
     sandbox,
     student_run,
 )
+from .texts import tr
 
 # -- 01-loop ---------------------------------------------------------------------
 

@@ -23,7 +23,6 @@ from typing import Any
 from ... import Budget, run_agent
 from ...clients import Conversation, Reply, ScriptedClient, call, say, scripted
 from ...clients.behaviours import describe_sales
-from ...i18n import tr
 from ...tools import ok, sales_tools
 from ...tools.sales import COURSE_DATA_DIR
 from . import solutions, wrong
@@ -53,6 +52,7 @@ from .loops import (
     reference_run,
     student_run,
 )
+from .texts import tr
 
 QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类别、各类别销售额和总销售额。"
 

@@ -23,7 +23,6 @@ from typing import Any
 from ... import Budget, run_agent
 from ...clients import Conversation, Hang, Reply, ScriptedClient, call
 from ...deadline import TimedOut
-from ...i18n import tr
 from ..faults import HangingTool, fault_tools, keeps_calling, wanders
 from . import solutions, wrong
 from .core import (
@@ -38,6 +37,7 @@ from .core import (
     type_name,
 )
 from .core import wrong as wrong_verdict
+from .texts import tr
 
 # -- 03-repeat-key ----------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ from typing import Any
 from ... import Budget, run_agent
 from ...clients import ScriptedClient, call, say, scripted
 from ...clients.behaviours import honest_analyst
-from ...i18n import tr
 from ...loop.trace import read_trace
 from ...model.failures import model_failure_class, tool_error_class
 from ...model.request import ModelFailure
@@ -39,6 +38,7 @@ from .core import (
 )
 from .core import wrong as wrong_verdict
 from .loops import TOOL_ERROR
+from .texts import tr
 
 # -- 04-classify -------------------------------------------------------------------------
 

@@ -20,7 +20,6 @@ import math
 import numbers
 from typing import TYPE_CHECKING, Any
 
-from ...i18n import tr
 from . import solutions, wrong
 from .core import (
     Exercise,
@@ -35,6 +34,7 @@ from .core import (
     type_name,
 )
 from .core import wrong as wrong_verdict
+from .texts import tr
 
 if TYPE_CHECKING:  # pandas and the sweeps load only when a chapter-05 check runs
     import pandas as pd

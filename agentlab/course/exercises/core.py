@@ -47,7 +47,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from ...i18n import tr
+from .texts import tr
 
 DEFAULT_TIME_LIMIT_S = 5.0
 

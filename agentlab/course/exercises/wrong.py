@@ -23,8 +23,8 @@ from agentlab.clients import ScriptedClient, call
 from agentlab.deadline import run_within
 from agentlab.tools import Tool, error, ok, resolve_inside, sales_tools
 from agentlab.tools import files as library_files
-from agentlab.tools.files import PATH_PARAM, TEXT_PARAM
 from agentlab.tools.files import append_text as library_append_text
+from agentlab.tools.files import path_param, text_param
 
 from . import solutions
 from .core import Wrong
@@ -390,7 +390,7 @@ def append_wraps_the_library(registry, box):
         return library_append_text(box, rel_path, text)
 
     schema = {
-        "properties": {"rel_path": PATH_PARAM, "text": TEXT_PARAM},
+        "properties": {"rel_path": path_param(), "text": text_param()},
         "required": ["text", "rel_path"],
     }
     registry.register(Tool("append_text", "追加文本", schema, append_in_box))
@@ -403,7 +403,7 @@ def append_wraps_the_library_module(registry, box):
         return library_files.append_text(box, rel_path, text)
 
     schema = {
-        "properties": {"rel_path": PATH_PARAM, "text": TEXT_PARAM},
+        "properties": {"rel_path": path_param(), "text": text_param()},
         "required": ["text", "rel_path"],
     }
     registry.register(Tool("append_text", "追加文本", schema, append_in_box))
