@@ -1,45 +1,28 @@
 """agentlab: an agent loop that always stops, for the chapter notebooks.
 
-Follow one run through these modules, in this order (the sales analyst's
-run, non-streamed and going well, enters only the first seven, besides the
-model client and the tool; a failing tool adds ``failures.py``, and any
-message a person reads ``i18n.py``):
+The package is built in layers, one folder each; a layer imports only the
+layers below it (``make lint`` checks, with import-linter):
 
-- ``loop.py``         ``run_agent``: ask, run tools, repeat, within budget
-                      (``minimal_loop.py`` is the same loop with only a step cap);
-- ``budget.py``       ``Budget`` and the guards the loop consults;
-- ``request.py``      the decide phase: one model request (``streaming.py``
-                      puts streamed replies together, ``quirks.py`` reads what real
-                      providers add, ``retry.py`` says when to retry);
-- ``tools/``          the tool registry (whitelist, argument check, time limit)
-                      and ready-made tools;
-- ``deadline.py``     the one deadline every phase shares;
-- ``result.py``       what a run did and how it ended (``RunResult``);
-- ``trace.py``        the run's events, on disk as JSON lines;
-- ``isolation.py``    isolated tools: a child process, killed when its time is up;
-- ``context.py``      truncating big outputs, folding old steps;
-- ``failures.py``     naming a failure: transient, invalid input, permission or logic;
-- ``clients/``        scripted and real ``openai.OpenAI`` clients, recording and replay;
-- ``i18n.py``         looks up every message people read, Chinese or English,
-                      in ``locale/zh.toml`` and ``locale/en.toml``.
-
-Around the loop, for the chapters and the people who run them:
-
-- ``straight_line.py`` chapter 01's script with no loop, to compare against;
-- ``faults.py``       tools and models that misbehave on purpose (the demos);
-- ``experiments.py``  populations of runs and the step-cap sweep (chapter 05);
-- ``report.py``       pandas tables and matplotlib charts; ``palette.py`` the colours;
-- ``display.py``      one run as HTML in a notebook (``run_view.py`` reads it);
-- ``explorer.py``     the interactive cap explorer (altair);
-- ``exercises/``      the chapters' exercises and their checker;
-- ``otel.py``         a run's trace as OpenTelemetry spans;
-- ``doctor.py``, ``cli.py``  ``agentlab run`` / ``demo`` / ``sweep`` / ``doctor`` /
-  ``trace`` from a shell;
-  ``cli_parser.py`` argparse in the course's language.
+- ``ops/``       the instructor's and operator's tools: ``agentlab`` command, doctor,
+                 OpenTelemetry export, exercises command;
+- ``course/``    around the loop, for the chapters: exercises, run display, reports,
+                 experiments, the cap explorer, tools and models that fail on purpose;
+- ``clients/``   scripted and real ``openai.OpenAI`` clients, recording and replay;
+- ``loop/``      the loop and its budgets — the lesson itself. Read it as a ladder:
+                 ``minimal.py``, then ``agent.py`` (``run_agent``) and the pieces it
+                 consults (``budget.py``, ``guards.py``, ``decide.py``, ``state.py``,
+                 ``result.py``, ``context.py``, ``trace.py``);
+- ``model/``     talking to a model service: a request, streams, providers' ways,
+                 failures, retries, secrets;
+  ``tools/``     the tool registry (whitelist, argument check, time limit) and
+                 ready-made tools;
+- ``deadline.py`` the one deadline every phase shares; ``i18n.py`` looks up the
+                 messages people read, Chinese or English, in ``locale/*.toml``.
 
 Importing ``agentlab`` does not import pandas or matplotlib.
 """
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
 from .loop.agent import run_agent
@@ -60,3 +43,26 @@ try:
     __version__ = version("agentlab")  # pyproject.toml is the one place it is written
 except PackageNotFoundError:  # running from a copied source folder, not installed
     __version__ = "unknown"
+
+
+def _show_runs_as_pictures() -> None:
+    """In Jupyter, a ``RunResult`` shows itself as a picture of the run.
+
+    The loop does not know about HTML: the course's renderer is registered
+    with IPython here, at the top of the package, and imported only when a
+    run is first shown.
+    """
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is None:
+        return
+
+    def run_html(result: RunResult) -> str:
+        from .course.display import run_html
+
+        return run_html(result)
+
+    shell.display_formatter.formatters["text/html"].for_type(RunResult, run_html)
+
+
+_show_runs_as_pictures()

@@ -23,8 +23,9 @@ from agentlab.clients.behaviours import honest_analyst, scripted
 from agentlab.course.faults import fault_tools, flaky, keeps_calling, slow_check, wanders
 from agentlab.deadline import Deadline, TimedOut, run_within
 from agentlab.i18n import tr
-from agentlab.loop.budget import DeadlineGuard, NoProgressGuard, TokenGuard
-from agentlab.loop.result import RunState, fingerprint
+from agentlab.loop.circles import NoProgressGuard
+from agentlab.loop.guards import DeadlineGuard, TokenGuard
+from agentlab.loop.state import RunState, fingerprint
 from agentlab.loop.trace import Trace, read_trace
 from agentlab.tools import Tool, ToolRegistry, error, ok, sales_tools
 from agentlab.tools.registry import call_key

@@ -3,8 +3,8 @@ and is looked up somewhere; Python modules hold no Chinese text of their own.
 
 The catalogs are ``agentlab/locale/<lang>.toml`` (read by ``agentlab/i18n.py``) and
 ``agentlab/course/exercises/locale/<lang>.toml`` (the exercises' texts). The lints
-read the package's source for the keys it looks up; each is one test that lists
-every offender.
+read the package's source (and its HTML templates) for the keys it looks up; each
+is one test that lists every offender.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from agentlab.tools import sales_tools
 
 PACKAGE = Path(agentlab.__file__).parent
 CATALOGS = {"core": CATALOG, "exercises": TEXTS}
+TEMPLATES = sorted(PACKAGE.rglob("templates/*.html"))  # Jinja2: strings in single quotes
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 # Keys in the catalog before the code that looks them up, and why.
@@ -51,6 +52,7 @@ ALLOWED_CHINESE = {
     "loop/context.py": "words marking a key line in a tool's output (错误, 失败): matched in data",
     "ops/doctor.py": "the glyphs the CJK font check draws, not a message",
     "loop/agent.py": "DEFAULT_SYSTEM_PROMPT, until the loop looks up tr('loop.system_prompt')",
+    "loop/minimal.py": "chapter 01's loop imports nothing of agentlab: its prompt is its own",
     **dict.fromkeys(
         [f"course/exercises/ch0{n}.py" for n in range(1, 6)]
         + ["course/exercises/loops.py", "course/exercises/solutions.py"]
@@ -160,9 +162,10 @@ def test_chinese_messages_are_chinese():
 
 
 def test_every_key_looked_up_exists_and_every_key_is_looked_up():
-    """Keys are found as string literals (a ``tr("...")`` call, a table of keys) or as
-    keys built from a literal head (``f"term.{code}"``); exercise texts (``exercise.*``)
-    live in the exercises' catalog, every other key in the core one."""
+    """Keys are found as string literals (a ``tr("...")`` call, a table of keys, a
+    template's ``tr('...')``) or as keys built from a literal head (``f"term.{code}"``);
+    exercise texts (``exercise.*``) live in the exercises' catalog, every other key in
+    the core one."""
     core, exercise = CATALOG.messages("zh"), TEXTS.messages("zh")
     literals, patterns, looked_up = set(), [], set()
     for tree in sources().values():
@@ -176,6 +179,10 @@ def test_every_key_looked_up_exists_and_every_key_is_looked_up():
             and node.args
             and isinstance(node.args[0], ast.Constant)
         }
+    for path in TEMPLATES:
+        template = path.read_text(encoding="utf-8")
+        literals |= set(re.findall(r"'([^'\n]*)'", template))
+        looked_up |= set(re.findall(r"\btr\('([^']+)'", template))
     offenders = [f"{key}: not in any catalog" for key in looked_up - core.keys() - exercise.keys()]
     offenders += [
         f"{key}: an exercise text in the core catalog"

@@ -66,4 +66,8 @@ def test_one_run_of_the_sales_analyst_enters_seven_files():
         "deadline.py",
         "loop/result.py",
         "loop/trace.py",
+        "loop/guards.py",
+        "loop/decide.py",
+        "loop/state.py",
+        "model/secrets.py",
     }

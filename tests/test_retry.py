@@ -16,15 +16,16 @@ import pytest
 
 from agentlab import Budget
 from agentlab.i18n import tr
+from agentlab.loop.decide import retry_or_stop
 from agentlab.loop.result import Stop
 from agentlab.model.failures import (
     ModelFailure,
     model_failure_class,
     retry_after,
     tool_error_class,
-    without_secret,
 )
-from agentlab.model.retry import MAX_RETRY_WAIT_S, retry_wait
+from agentlab.model.retry import MAX_RETRY_WAIT_S
+from agentlab.model.secrets import without_secret
 
 
 @dataclass
@@ -42,7 +43,7 @@ def wait_after(
     attempt: int, failure: ModelFailure, left: float | None = None, **budget
 ) -> float | Stop:
     budget = {"max_retries": 5, "retry_backoff_s": 0.2, **budget}
-    return retry_wait(attempt, failure, Budget(**budget), FixedDeadline(left))
+    return retry_or_stop(attempt, failure, Budget(**budget), FixedDeadline(left))
 
 
 BUSY = ModelFailure("http_status", "busy", 429)

@@ -26,9 +26,9 @@ from nbclient import NotebookClient
 
 from agentlab import Budget, run_agent
 from agentlab.clients import ModelConfigError, from_env, load_settings
-from agentlab.model import failures
-from agentlab.model.failures import without_secret
-from agentlab.model.streaming import ShownWithoutKey
+from agentlab.course.display import run_html
+from agentlab.model import secrets
+from agentlab.model.secrets import ShownWithoutKey, without_secret
 from agentlab.tools import sales_tools
 from agentlab.tools.registry import Tool, ToolRegistry, ok
 
@@ -183,7 +183,7 @@ def test_a_placeholder_key_blanks_only_itself_never_pieces_of_ordinary_words():
     """A scripted or local client's placeholder is shorter than a real key: only
     the whole placeholder is blanked, never 12 characters of it."""
     placeholder = "scripted-no-key"
-    assert len(placeholder) < failures.SECRET_MIN_CHARS <= len(KEY)
+    assert len(placeholder) < secrets.SECRET_MIN_CHARS <= len(KEY)
     text = "a scripted-no-answer, scripted-no-keyless"
     assert without_secret(text, placeholder, "***") == "a scripted-no-answer, ***less"
 
@@ -291,7 +291,7 @@ def test_a_run_keeps_no_copy_of_the_key_whatever_the_model_or_a_tool_says(
         "events": json.dumps(result.events, ensure_ascii=False),
         "listener": json.dumps(seen, ensure_ascii=False),
         "to_dict": json.dumps(result.to_dict(), ensure_ascii=False),
-        "html": result._repr_html_(),
+        "html": run_html(result),
         "otel": json.dumps([s.to_json() for s in spans.get_finished_spans()]),
     }
     assert [name for name, text in everything.items() if shows_the_key(text)] == []
@@ -304,7 +304,7 @@ def test_a_scripted_client_with_its_placeholder_key_is_not_cleaned(tmp_path):
     from agentlab.clients import scripted
 
     client = scripted("honest_analyst")
-    assert not failures.is_secret(client.api_key)
+    assert not secrets.is_secret(client.api_key)
     result = run_agent("分析 data/input/sales.csv", client=client, tools=sales_tools(),
                        trace_dir=False, on_text=None)  # fmt: skip
     assert result.outcome == "completed" and "***" not in json.dumps(result.messages)
@@ -354,8 +354,8 @@ def test_the_live_display_never_shows_a_piece_of_the_key_and_stays_close_behind(
     assert one_mask.sub("***", "".join(shown)) == one_mask.sub(
         "***", without_secret(text, KEY, "***")
     )
-    if not failures.key_runs(text, KEY):  # ordinary text: only a few characters wait
-        assert len(held) <= failures.SECRET_PIECE_CHARS
+    if not secrets.key_runs(text, KEY):  # ordinary text: only a few characters wait
+        assert len(held) <= secrets.SECRET_PIECE_CHARS
         assert "".join(shown) == text
 
 

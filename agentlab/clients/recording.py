@@ -71,7 +71,7 @@ import httpx2
 from openai import OpenAI
 
 from ..i18n import reason, tr
-from ..model.failures import without_secret, without_secret_in
+from ..model.secrets import without_secret, without_secret_in
 from .real import url_without_secrets
 
 FORMAT = "agentlab-recording/1"

@@ -7,22 +7,20 @@ without tool calls is the answer — unless an independent completion check
 (``done_when``) says the task is not done, in which case that is fed back
 and the loop goes on within budget.
 
-``minimal_loop.py`` is the same loop with nothing but a step cap; this one
-adds what a run needs to always stop and always explain itself:
+``minimal.py`` is the same loop with nothing but a step cap; this one adds
+what a run needs to always stop and always explain itself:
 
 - before every step and around every tool call the budget's guards
-  (``budget.py``) are consulted; the first that says stop ends the run;
-- the three phases of a step — *decide* (the model request, ``request.py``),
+  (``guards.py``) are consulted; the first that says stop ends the run;
+- the three phases of a step — *decide* (the model request, ``decide.py``),
   *tool* (each call, :func:`run_tool_calls`) and *complete* (the check,
   :func:`check_done`) — each get only the time left of one deadline;
 - every ending is a :class:`~agentlab.loop.result.RunResult` that keeps the full
   history and its trace. ``run_agent`` never raises for anything a model, a
   tool or a budget can do;
 - when the client carries a real API key, the run keeps no copy of it: the
-  model's turns and the tools' results are cleaned of it as they come in
-  (``RunState.secret``), so the history sent back to the model, the answer,
-  the records and the trace never hold it. The model has no business with
-  the key: it sees ``***`` where a tool read it.
+  model's replies and the tools' results are cleaned of it as they enter
+  (``agentlab/model/secrets.py``).
 """
 
 from __future__ import annotations
@@ -38,14 +36,20 @@ from typing import Any
 
 import openai
 
-from ..deadline import Deadline, TimedOut, run_within, threads_available
-from ..i18n import described, tr
-from ..model.request import CallRequest, decide
+from ..deadline import Deadline, threads_available
+from ..i18n import tr
+from ..model.request import CallRequest
+from ..model.secrets import Secret
 from ..model.streaming import print_delta
 from ..tools.registry import ToolRegistry, error
 from .budget import Budget
+from .circles import NoProgressGuard, RepeatGuard
 from .context import fold_history
-from .result import RunResult, RunState, Stop, real_key
+from .decide import decide
+from .ending import check_done, wrap_up
+from .guards import CallsPerTurnGuard, DeadlineGuard, Guard, StepGuard, TokenGuard
+from .result import RunResult, Stop
+from .state import RunState
 from .trace import Trace
 
 DEFAULT_MODEL = "agentlab-scripted"
@@ -114,15 +118,8 @@ def run_agent(
         raise ValueError(tr("loop.bad_task_id", task_id=task_id))  # it names a folder
     deadline = Deadline(budget.max_seconds)
     trace = Trace.open(trace_dir, task_id, deadline.started, on_event)
-    run = RunState(
-        task_id,
-        budget,
-        deadline,
-        trace,
-        guards=budget.guards(),
-        on_reasoning=on_reasoning,
-        secret=real_key(client),  # a real key (not a placeholder) is never kept
-    )
+    run = RunState(task_id, budget, deadline, trace, secret=Secret(client))
+    guards = guards_for(budget)
     trace.event(
         event="start",
         task_id=task_id,
@@ -142,15 +139,15 @@ def run_agent(
     run.messages = [{"role": "system", "content": system_prompt}, {"role": "user", "content": task}]
     schemas = tools.schemas()
     while True:
-        stop = first_stop(guard.before_step(run) for guard in run.guards)
+        stop = first_stop(guard.before_step(run) for guard in guards)
         if stop:
             return run.finish(stop)
         if budget.wrap_up:
-            ending = first_stop(guard.last_step(run) for guard in run.guards)
+            ending = first_stop(guard.last_step(run) for guard in guards)
             if ending:
-                return wrap_up(client, model, run, ending, stream, on_text)
+                return wrap_up(client, model, run, ending, stream, on_text, on_reasoning)
         run.steps += 1
-        turn = decide(client, model, schemas, run, stream, on_text)
+        turn = decide(client, model, schemas, run, stream, on_text, on_reasoning)
         if isinstance(turn, Stop):
             return run.finish(turn)
         run.messages.append(turn.as_message())
@@ -160,7 +157,7 @@ def run_agent(
             return run.finish(stop)
 
         if turn.calls:
-            stop = run_tool_calls(turn.calls, tools, run, permission_errors)
+            stop = run_tool_calls(turn.calls, tools, run, guards, permission_errors)
             if stop:
                 return run.finish(stop)
         else:
@@ -175,7 +172,7 @@ def run_agent(
                 return run.finish(verdict, answer)
             run.messages.append({"role": "user", "content": tr("loop.not_done", reason=verdict)})
 
-        stop = first_stop(guard.after_step(run) for guard in run.guards)
+        stop = first_stop(guard.after_step(run) for guard in guards)
         if stop:
             return run.finish(stop)
         if fold_after_steps:
@@ -227,19 +224,39 @@ def _check_arguments(
         raise ValueError(tr("loop.bad_fold", value=fold_after_steps))
 
 
+def guards_for(budget: Budget) -> list[Guard]:
+    """Fresh guards for one run, for the limits that are switched on."""
+    guards: list[Guard] = [StepGuard(budget.max_steps)]
+    if budget.max_seconds is not None:
+        guards.append(DeadlineGuard())
+    if budget.max_tokens is not None:
+        guards.append(TokenGuard(budget.max_tokens))
+    if budget.max_tool_calls_per_turn is not None:
+        guards.append(CallsPerTurnGuard(budget.max_tool_calls_per_turn))
+    if budget.max_repeats is not None or budget.repeat_hint_at is not None:
+        guards.append(RepeatGuard(budget.repeat_hint_at, budget.max_repeats))
+    if budget.max_no_progress is not None:
+        guards.append(NoProgressGuard(budget.max_no_progress))
+    return guards
+
+
 def first_stop(verdicts: Iterable[Stop | None]) -> Stop | None:
     """The first guard's ``Stop``, if any (guards are asked in order)."""
     return next((v for v in verdicts if v is not None), None)
 
 
 def run_tool_calls(
-    calls: list[CallRequest], tools: ToolRegistry, run: RunState, permission_errors: str
+    calls: list[CallRequest],
+    tools: ToolRegistry,
+    run: RunState,
+    guards: list[Guard],
+    permission_errors: str,
 ) -> Stop | None:
     """The tool phase: each call checked by the guards, run within the time
     left, recorded in the history. Returns the ``Stop`` that ends the run, if any."""
     for position, call in enumerate(calls):
         objection, guard_name = None, None
-        for guard in run.guards:
+        for guard in guards:
             objection = guard.check_call(run, call, position)
             if objection is not None:
                 guard_name = type(guard).__name__
@@ -256,9 +273,7 @@ def run_tool_calls(
         started = time.monotonic()
         ran = tools.run(call.name, call.arguments, run.deadline.remaining())
         elapsed = time.monotonic() - started
-        record = run.record_tool(
-            call, ran.result, elapsed=elapsed, process=ran.process, as_json=ran.as_json
-        )
+        record = run.record_tool(call, ran.result, elapsed=elapsed, process=ran.process)
         stop = None
         if ran.late:
             message = tr("deadline.tool", name=call.name, seconds=run.deadline.max_seconds)
@@ -278,76 +293,3 @@ def _answer_unrun(calls: list[CallRequest], run: RunState, stop: Stop) -> None:
         run.record_tool(
             call, error("NOT_RUN", tr("loop.stopped_first", reason=stop.reason)), ran=False
         )
-
-
-def wrap_up(
-    client: openai.OpenAI,
-    model: str,
-    run: RunState,
-    ending: Stop,
-    stream: bool,
-    on_text: Callable[[str], None] | None,
-) -> RunResult:
-    """The reserved last step: no tools, just "sum up what you have".
-
-    The run still ends with ``ending`` (a budget ran out) and outcome
-    ``budget_exhausted``; what the model says is its ``partial_answer``.
-    """
-    run.steps += 1
-    run.trace.event(event="wrap_up", step=run.steps, reason=ending.reason)
-    run.messages.append({"role": "user", "content": tr("loop.wrap_up", reason=ending.message)})
-    turn = decide(client, model, [], run, stream, on_text)  # no tools on offer
-    if isinstance(turn, Stop):  # e.g. the deadline came during the request
-        return run.finish(turn)
-    run.messages.append(turn.as_message())
-    for call in turn.calls:  # a model may ask anyway: answer, so the history stays paired
-        run.record_tool(call, error("NOT_RUN", tr("loop.no_tools_now")), ran=False)
-    return run.finish(ending, partial_answer=turn.content or "")
-
-
-def check_done(done_when: Callable[[str], Any], answer: str, run: RunState) -> Stop | str:
-    """The complete phase: run the independent check within the time left.
-
-    Returns ``Stop("answered")`` when the check says done, a deadline
-    ``Stop`` when the time ran out, else a sentence saying what is missing
-    (the loop hands it to the model and goes on). The check returns ``True``,
-    ``False`` or such a sentence; anything else (``None`` from a forgotten
-    ``return``, a list of problems) is not a yes, and a check that raises
-    has failed.
-    """
-    started = time.monotonic()
-    try:
-        verdict = run_within(lambda: done_when(answer), run.deadline.remaining(), "complete")
-    except TimedOut:
-        _trace_complete(run, started, "timeout")
-        message = tr("deadline.complete", seconds=run.deadline.max_seconds)
-        return Stop("deadline", message, phase="complete")
-    except (Exception, SystemExit, GeneratorExit) as exc:  # a broken check is a failed check
-        verdict = tr("loop.check_raised", error=described(exc))
-    # numpy's True counts too: a check written with pandas often returns one
-    dtype_kind = getattr(getattr(verdict, "dtype", None), "kind", None)  # "b": boolean
-    numpy_bool = dtype_kind == "b" and getattr(verdict, "shape", None) == ()
-    is_bool = isinstance(verdict, bool) or numpy_bool
-    if is_bool and verdict:
-        _trace_complete(run, started, "done")
-        return Stop("answered")
-    if isinstance(verdict, str) and verdict.strip():  # a blank sentence says nothing
-        missing = verdict
-    elif is_bool:
-        missing = tr("loop.check_failed")
-    else:
-        missing = tr("loop.check_not_a_verdict", shown=repr(verdict)[:80])
-    _trace_complete(run, started, "not_done", reason=missing)
-    return missing
-
-
-def _trace_complete(run: RunState, started: float, status: str, reason: str | None = None) -> None:
-    elapsed = round(time.monotonic() - started, 4)
-    run.trace.event(
-        event="phase",
-        phase="complete",
-        step=run.steps,
-        status=status,
-        reason=reason,
-        elapsed_s=elapsed,
-    )

@@ -1,19 +1,17 @@
-"""The whole agent loop in one screen, to be read (the reference for chapter 01).
+"""Rung 1 of the ladder: the whole agent loop in one screen (chapter 01).
 
-This is what ``run_agent`` is underneath: ask the model, run the tools it
-asks for, put both the assistant message and one ``role: tool`` message per
-call back into the history, repeat; a reply without ``tool_calls`` is the
-answer, and after ``max_steps`` requests we stop asking. On the course's
-scripted models it produces exactly the same history as ``run_agent``
-(``tests/test_minimal_loop.py`` checks that).
-
-What it deliberately leaves out, and ``run_agent`` adds: a deadline, the
-guards (repeated calls, no progress, tokens, calls per turn), retries and
-error classes, catching a failed model request, streaming, truncating big
-tool output, a completion check, a trace. Tool failures need no code here:
+Ask the model, run the tools it asks for, put both the assistant message
+and one ``role: tool`` message per call back into the history, repeat. A
+reply without ``tool_calls`` is the answer; after ``max_steps`` requests we
+stop asking. It imports nothing of agentlab: ``tools`` is anything with
+``schemas()`` and ``call(name, arguments_json)`` (a ``ToolRegistry`` is), and
 ``tools.call`` already answers an unknown tool, bad arguments or a tool that
 raises with a structured error result, which goes back to the model like
 any other result.
+
+What it leaves out, and the next rungs add: an ending it reports in the
+course's words (``capped.py``), the guards and one deadline
+(``guarded.py``), and everything ``run_agent`` adds on top (``agent.py``).
 """
 
 from __future__ import annotations
@@ -23,9 +21,12 @@ from typing import Any, NamedTuple
 
 import openai
 
-from ..tools import ToolRegistry
-from .agent import DEFAULT_MODEL, DEFAULT_SYSTEM_PROMPT
-from .budget import DEFAULT_MAX_STEPS
+MAX_STEPS = 10
+MODEL = "agentlab-scripted"
+SYSTEM_PROMPT = (
+    "你是一个严谨的助手。需要事实时先调用工具，只根据工具返回的结果回答；"
+    "工具失败时如实说明，不要猜测。信息足够时，用中文给出最终回答。"
+)
 
 
 class LoopResult(NamedTuple):
@@ -36,10 +37,10 @@ class LoopResult(NamedTuple):
 def minimal_loop(
     task: str,
     client: openai.OpenAI,
-    tools: ToolRegistry,
-    max_steps: int = DEFAULT_MAX_STEPS,
-    model: str = DEFAULT_MODEL,
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    tools: Any,
+    max_steps: int = MAX_STEPS,
+    model: str = MODEL,
+    system_prompt: str = SYSTEM_PROMPT,
 ) -> LoopResult:
     question = {"role": "user", "content": task}
     messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}, question]

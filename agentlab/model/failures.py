@@ -44,16 +44,16 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass, fields, is_dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import quote
 
 import httpx2
 import openai
 
 from ..i18n import reason, tr
+from .secrets import without_secret
 
 
 @dataclass(frozen=True)
@@ -112,91 +112,8 @@ def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
 def shown_safely(message: str, secret: str | None) -> str:
     """``message`` without the key, then cut to :data:`MAX_MESSAGE_CHARS`. In
     that order: a cut through an echoed key would leave part of it."""
-    text = without_secret(message, secret, "***")
+    text = without_secret(message, secret)
     return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS] + "…"
-
-
-SECRET_MIN_CHARS = 16
-"""A key at least this long is a real secret. Placeholders are shorter (the
-scripted client's ``scripted-no-key``, ``replay-no-key``, ``ollama``, ``EMPTY``);
-real providers' keys are 30 characters or more."""
-SECRET_PIECE_CHARS = 12
-"""Any this many characters of a real key in a row are blanked (a long prefix or
-suffix a provider echoes back)."""
-
-
-def is_secret(key: object) -> bool:
-    """Is ``key`` long enough to be a real key (:data:`SECRET_MIN_CHARS`)?"""
-    return isinstance(key, str) and len(key) >= SECRET_MIN_CHARS
-
-
-def without_secret(text: str, secret: str | None, mask: str) -> str:
-    """``text`` with ``secret`` replaced by ``mask``, in upper or lower case, also
-    where a server echoed it escaped for JSON (``\\/``) or for a URL (``%2F``).
-
-    Of a real key (:func:`is_secret`) any :data:`SECRET_PIECE_CHARS` characters
-    in a row are blanked too, so a prefix (``sk-abc123def456...``) or an
-    upper-cased echo leaves nothing usable. A shorter key is blanked only where it
-    appears whole: twelve characters of ``scripted-no-key`` would blank ordinary
-    words. Keys shorter than 8 characters are left alone altogether.
-    """
-    runs = key_runs(text, secret)
-    if not runs:  # the usual case: nothing to blank
-        return text
-    kept, cut = [], 0
-    for start, end in runs:
-        kept += [text[cut:start], mask]
-        cut = end
-    return "".join(kept) + text[cut:]
-
-
-def key_runs(text: str, secret: str | None) -> list[tuple[int, int]]:
-    """Where ``text`` holds ``secret`` (as :func:`without_secret` reads it): the
-    ``(start, end)`` of each run of the key's characters, in order."""
-    if not secret or len(secret) < 8:
-        return []
-    # The pattern is a lookahead, so overlapping pieces are all found; joined
-    # into runs, each run of the key's characters becomes one mask.
-    runs: list[tuple[int, int]] = []
-    for match in _secret_pattern(secret).finditer(text):
-        start, end = match.start(), match.start() + len(match.group(1))
-        if runs and start <= runs[-1][1]:
-            runs[-1] = (runs[-1][0], max(runs[-1][1], end))
-        else:
-            runs.append((start, end))
-    return runs
-
-
-def without_secret_in(value: Any, secret: str, mask: str = "***") -> Any:
-    """``value`` with ``secret`` blanked out of every string in it: walks dicts (their
-    keys too), lists, tuples and dataclasses (e.g. a model's turn), making new ones."""
-    if isinstance(value, str):
-        return without_secret(value, secret, mask)
-    if isinstance(value, list | tuple):
-        items = [without_secret_in(v, secret, mask) for v in value]
-        return value._make(items) if hasattr(value, "_make") else type(value)(items)
-    if isinstance(value, dict):
-        return {
-            without_secret_in(k, secret, mask): without_secret_in(v, secret, mask)
-            for k, v in value.items()
-        }
-    if is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: getattr(value, f.name) for f in fields(value) if f.init}
-        return replace(value, **without_secret_in(changes, secret, mask))
-    return value
-
-
-def _secret_pattern(secret: str) -> re.Pattern[str]:
-    """What :func:`without_secret` looks for: the key's spellings, or for a real
-    key every :data:`SECRET_PIECE_CHARS` characters of them, in any case."""
-    escaped = json.dumps(secret)[1:-1]
-    spellings = {secret, escaped, escaped.replace("/", "\\/"), quote(secret, safe="")}
-    pieces = spellings
-    if is_secret(secret):
-        n = SECRET_PIECE_CHARS
-        pieces = {s[i : i + n] for s in spellings for i in range(len(s) - n + 1)}
-    alternatives = "|".join(re.escape(p) for p in sorted(pieces, key=len, reverse=True))
-    return re.compile(f"(?=({alternatives}))", re.IGNORECASE)
 
 
 def retry_after(response: Any) -> float | None:

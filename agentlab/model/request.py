@@ -8,10 +8,8 @@ connection, timeout) and replies we cannot use come back as
 :class:`ModelFailure`, so the run can end with ``model_error`` and keep its
 history.
 
-:func:`decide` is that request as a phase of the loop: it runs within the
-time left of the run's one deadline, counts every attempt in
-``model_requests``, retries transient failures as ``retry.py`` says, and
-writes one trace event per attempt.
+The loop's decide phase (``agentlab/loop/decide.py``) makes this request
+within the time left of the run's one deadline, and retries it.
 
 Requests go through the SDK's ``client.post("/chat/completions", ...)``
 rather than ``client.chat.completions.create``: the same bytes on the wire
@@ -27,15 +25,13 @@ only an ``error``, or a body that is not JSON at all. A reply in the other
 framing than asked for (JSON for a stream, SSE for a plain request) is read
 as what it is, with a warning.
 
-It does not execute tools or enforce any budget. The only stops it makes
-are its own phase's: ``deadline`` when the run's time runs out during a
-request, ``model_error`` when the model cannot be used.
+It knows nothing of runs: it does not execute tools, enforce a budget or
+decide to stop.
 """
 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -44,24 +40,18 @@ import openai
 from openai import Stream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from ..deadline import TimedOut, run_within
-from ..i18n import described, tr
-from ..loop.result import RunState, Stop, real_key
+from ..i18n import tr
 from . import quirks
 from .failures import (
     FINISH_FAILURES,
-    KNOWN_FINISH_REASONS,
     ModelFailure,
     base_resp_failure,
     error_code,
     error_detail,
     failure_from,
-    model_failure_class,
     shown_safely,
-    without_secret_in,
 )
-from .retry import retry_wait
-from .streaming import Fragment, ShownWithoutKey, StreamedReply, print_delta, read_stream
+from .streaming import Fragment, StreamedReply, print_delta, read_stream
 
 # What a streamed reply is parsed into. Made once: subscripting a generic goes
 # through typing's cache on every call.
@@ -119,166 +109,6 @@ class ModelTurn:
                 for c, fields in zip(self.calls, added, strict=True)
             ]
         return message
-
-
-def decide(
-    client: openai.OpenAI,
-    model: str,
-    schemas: list[dict[str, Any]],
-    run: RunState,
-    stream: bool = False,
-    on_text: Callable[[str], None] | None = None,
-) -> ModelTurn | Stop:
-    """Ask the model for its next turn within the time left; retry transient failures."""
-    attempt = 0
-    while True:
-        run.model_requests += 1
-        started = time.monotonic()
-        try:
-            reply = _ask_in_time(client, model, schemas, run, stream, on_text)
-        except TimedOut:
-            _trace_attempt(run, started, attempt, "timeout")
-            message = tr("deadline.decide", seconds=run.deadline.max_seconds)
-            return Stop("deadline", message, phase="decide")
-        if isinstance(reply, ModelTurn):
-            run.secret = run.secret or real_key(client)  # a key given as a function: known now
-            return _accept(reply, run, started, attempt)
-        run.tokens += reply.tokens  # a reply that arrived and failed still cost its tokens
-        error_class = model_failure_class(reply)
-        _trace_attempt(
-            run, started, attempt, "error", error_class=error_class, message=reply.message
-        )
-        wait = retry_wait(attempt, reply, run.budget, run.deadline)
-        if isinstance(wait, Stop):
-            return wait
-        run.deadline.sleep(wait)
-        attempt += 1
-
-
-def _ask_in_time(
-    client: openai.OpenAI,
-    model: str,
-    schemas: list[dict[str, Any]],
-    run: RunState,
-    stream: bool,
-    on_text: Callable[[str], None] | None,
-) -> ModelTurn | ModelFailure:
-    """One request within the time left of the deadline (``TimedOut`` if it runs out)."""
-    # Set when the time runs out: an abandoned stream must stop printing. A plain
-    # flag is enough (one thread writes it once, the other only reads it).
-    given_up = False
-    broken: list[str] = []  # a display callback that raised: the caller's bug, not the model's
-
-    def shown_by(callback: Callable[[str], None] | None) -> Callable[[str], None]:
-        def show(text: str) -> None:
-            if callback is None or given_up or broken:
-                return
-            try:
-                callback(text)
-            except (Exception, SystemExit, GeneratorExit) as exc:  # stop showing; read on
-                broken.append(described(exc))
-
-        return show
-
-    show_text, show_reasoning = shown_by(on_text), shown_by(run.on_reasoning)
-    if run.secret:  # a streamed key may come in pieces: show text only once it is whole
-        show_text = ShownWithoutKey(show_text, run.secret)
-        show_reasoning = ShownWithoutKey(show_reasoning, run.secret)
-
-    def ask() -> ModelTurn | ModelFailure:
-        return request_turn(
-            client,
-            model,
-            list(run.messages),
-            schemas,
-            timeout=run.deadline.remaining(),
-            stream=stream,
-            on_text=show_text,
-            on_reasoning=show_reasoning,
-        )
-
-    try:
-        reply = run_within(ask, run.deadline.remaining(), "decide")
-    except TimedOut:
-        given_up = True
-        raise
-    if run.secret:
-        show_reasoning.flush()
-        show_text.flush()
-    if broken:
-        run.warn(tr("loop.display_failed", error=broken[0]))
-    return reply
-
-
-def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> ModelTurn:
-    """Count the turn's tokens, warn about what is wrong with it, trace it.
-
-    With a real key (``run.secret``) the turn is first cleaned of it: a model or a
-    proxy may echo the key, and the run keeps nothing of what it said uncleaned.
-    (The turn's raw stream ``fragments``, which the run never keeps, are cleaned
-    one by one: a key sent in short pieces stays readable there.)
-    """
-    if run.secret:
-        turn = without_secret_in(turn, run.secret)
-    run.tokens += turn.tokens
-    run.last_turn_tokens = turn.tokens
-    if not turn.usage_reported:
-        run.warn(tr("model.no_usage"))
-    for note in turn.notes:
-        run.warn(note)
-    if turn.finish_reason == "length" and not turn.calls:  # cut-off calls stop the run (loop.py)
-        run.warn(tr("model.cut_off"))
-    elif turn.finish_reason is not None and turn.finish_reason not in KNOWN_FINISH_REASONS:
-        run.warn(tr("model.unknown_finish_reason", reason=turn.finish_reason))
-    turn = _with_usable_ids(turn, run)
-    _trace_attempt(
-        run,
-        started,
-        attempt,
-        "ok",
-        tokens=turn.tokens,
-        content=turn.content,
-        reasoning=turn.reasoning,
-        calls=[{"id": c.id, "name": c.name, "arguments": c.arguments} for c in turn.calls],
-        finish_reason=turn.finish_reason,
-    )
-    return turn
-
-
-def _with_usable_ids(turn: ModelTurn, run: RunState) -> ModelTurn:
-    """Give every tool call an id no earlier call in this run used.
-
-    Each ``role: tool`` message must point at exactly one call. A service
-    that sends no id, or reuses one (some send ``call_0`` every turn, or one
-    id for two calls of a turn), would leave the history ambiguous, so such
-    calls are renamed ``call_<step>_<i>``.
-    """
-    ids = [call.id for call in turn.calls]
-    if all(ids) and len(set(ids)) == len(ids) and run.call_ids.isdisjoint(ids):
-        run.call_ids.update(ids)
-        return turn  # the usual case: every id is new
-    calls = list(turn.calls)
-    for position, call in enumerate(calls):
-        if not call.id or call.id in run.call_ids:
-            fresh = f"call_{run.steps}_{position}"
-            while fresh in run.call_ids:
-                fresh += "_"
-            run.warn(tr("model.call_id_renamed", id=repr(call.id or None)))
-            calls[position] = replace(call, id=fresh)
-        run.call_ids.add(calls[position].id)
-    return replace(turn, calls=calls)
-
-
-def _trace_attempt(run: RunState, started: float, attempt: int, status: str, **fields: Any) -> None:
-    run.trace.event(
-        event="phase",
-        phase="decide",
-        step=run.steps,
-        status=status,
-        attempt=attempt + 1,
-        elapsed_s=round(time.monotonic() - started, 4),
-        **fields,
-    )
 
 
 def request_turn(

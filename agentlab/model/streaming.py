@@ -52,7 +52,6 @@ from openai.types import CompletionUsage
 
 from ..i18n import tr
 from . import quirks
-from .failures import SECRET_PIECE_CHARS, key_runs, without_secret
 
 
 @dataclass
@@ -384,35 +383,3 @@ def read_stream(
 def print_delta(text: str) -> None:
     """Show a text delta at once (``flush`` matters in a notebook)."""
     print(text, end="", flush=True)
-
-
-@dataclass
-class ShownWithoutKey:
-    """Shows streamed text as it arrives, cleaned of ``secret`` (a real API key).
-
-    A delta may end in the first characters of the key, too few to recognise,
-    so the last :data:`~agentlab.model.failures.SECRET_PIECE_CHARS` characters wait
-    for the next delta: a piece of the key that starts before them is then long
-    enough to recognise, and is blanked. The wait moves back to the start of a
-    piece still arriving. For real keys only (``failures.is_secret``), whose
-    pieces are blanked; :meth:`flush` shows what is left.
-    """
-
-    show: Callable[[str], None]
-    secret: str = field(repr=False)
-    pending: str = field(default="", repr=False)
-
-    def __call__(self, text: str) -> None:
-        self.pending += text
-        cut = len(self.pending) - SECRET_PIECE_CHARS
-        for start, end in key_runs(self.pending, self.secret):
-            if start < cut < end:  # never show part of a piece: wait for all of it
-                cut = start
-        if cut > 0:
-            self.show(without_secret(self.pending[:cut], self.secret, "***"))
-            self.pending = self.pending[cut:]
-
-    def flush(self) -> None:
-        if self.pending:
-            self.show(without_secret(self.pending, self.secret, "***"))
-            self.pending = ""
