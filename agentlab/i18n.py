@@ -52,6 +52,7 @@ import ssl
 import string
 import sys
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,7 +111,7 @@ def _read(path: Path) -> dict[str, Message]:
         return dict(_flatten(tomllib.load(file)))
 
 
-def _flatten(table: dict, prefix: str = ""):
+def _flatten(table: dict, prefix: str = "") -> Iterator[tuple[str, Message]]:
     """(dotted key, message) pairs; a table holding ``other`` is a message, not a group."""
     for name, value in table.items():
         if isinstance(value, dict) and "other" not in value:

@@ -138,11 +138,10 @@ def todo_clerk(conversation: Conversation) -> Turn:
             return _report_failure(last)
         written = last.arguments.get("text", "")
         lines = [line for line in written.splitlines() if line.strip()]
-        listing = "\n".join(lines) if lines else tr("scripted.reply.no_todo")
-        path = last.arguments.get("rel_path")
-        said = tr("scripted.reply.todos_written", n=len(lines), path=path, listing=listing)
+        listing = "\n".join(lines) if lines else "（没有找到以 TODO 开头的行）"
+        said = f"已把 {len(lines)} 条 TODO 写入 {last.arguments.get('rel_path')}：\n{listing}"
         return say(said + _cut_short(history))
-    return say(tr("scripted.reply.unexpected", tool=last.tool))
+    return say(f"我没有预料到工具 {last.tool} 的结果，先停在这里。")
 
 
 def _cut_short(history: list[Exchange]) -> str:
