@@ -33,8 +33,8 @@ from agentlab.i18n import (
     set_language,
     tr,
 )
-from agentlab.model.failures import TOOL_ERROR_CLASSES
 from agentlab.tools import sales_tools
+from agentlab.tools.result import TOOL_ERROR_CLASSES
 
 PACKAGE = Path(agentlab.__file__).parent
 CATALOGS = {"core": CATALOG, "exercises": TEXTS}
