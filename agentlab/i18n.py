@@ -91,7 +91,7 @@ class Catalog:
 
     def messages(self, lang: str) -> dict[str, Message]:
         """Every message of ``lang``, by dotted key (the file is read once per process)."""
-        return _read(self.folder / f"{lang}.toml")
+        return _read(self.folder, lang)
 
     def __contains__(self, key: str) -> bool:
         return key in self.messages(language())
@@ -106,8 +106,8 @@ class Catalog:
 
 
 @functools.cache
-def _read(path: Path) -> dict[str, Message]:
-    with path.open("rb") as file:
+def _read(folder: Path, lang: str) -> dict[str, Message]:
+    with (folder / f"{lang}.toml").open("rb") as file:
         return dict(_flatten(tomllib.load(file)))
 
 
