@@ -48,9 +48,9 @@ def available(task: str, answer_for: Callable[[int], str]) -> Iterator[tuple[str
 
 
 def _timed(run: Callable[[], str], expected: str) -> float:
-    started = time.perf_counter()
+    started = time.process_time()
     answer = run()
-    took = time.perf_counter() - started
+    took = time.process_time() - started
     assert expected in str(answer), f"peer answered {answer!r}, expected {expected!r}"
     return took
 
