@@ -62,10 +62,8 @@ import io
 import json
 import os
 import platform
-import random
 import shutil
 import statistics
-import string
 import subprocess
 import sys
 import tarfile
@@ -83,10 +81,12 @@ from agentlab.clients import Conversation, ScriptedClient, call, say
 from agentlab.clients.script import Turn
 from agentlab.tools import Tool, ToolRegistry, ok
 
-try:  # the peer rows live beside this script
+try:  # the peer rows and the keys live beside this script
     from benchmarks import peers
+    from benchmarks.keys import KEY, PLACEHOLDER_KEY
 except ImportError:  # run as a script: benchmarks/ is sys.path[0]
     import peers  # type: ignore[no-redef]
+    from keys import KEY, PLACEHOLDER_KEY  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
 BEFORE = "54d7db8"
@@ -100,18 +100,6 @@ SAME_SPEED = 1.10
 """No slowdown: a row's time now at most this many times its time before."""
 SYSTEM = "You are a benchmark. Call tick until told to stop."
 TASK = "Count the ticks."
-PLACEHOLDER_KEY = "scripted-no-key"  # the scripted clients' own: too short to be a secret
-
-
-def real_looking_key() -> str:
-    """``sk-`` and 48 letters and digits: the shape of a real key, made up
-    (the same in every process, never printed)."""
-    chars = random.Random("agentlab benchmark").choices(string.ascii_letters + string.digits, k=48)
-    return "sk-" + "".join(chars)
-
-
-KEY = real_looking_key()
-
 run_clock = time.process_time
 """The clock runs are timed with: this process's CPU time. On a busy shared
 machine a run of 10 ms and more is nearly always interrupted by other
