@@ -1,28 +1,16 @@
 """One absolute deadline for the whole run, and work that must respect it.
 
 ``Deadline`` is set once, when the run starts. Every phase — the model
-request (*decide*), each tool call (*tool*) and the completion check
+request (*decide*), each tool call (*tool*), the completion check
 (*complete*) — gets only the time that *remains*, never a fresh timeout:
 three phases of 100 ms each must not add up to a 300 ms run.
 
-Two ways to bound a piece of work:
-
-- :func:`run_within` runs it on a daemon thread and stops *waiting* when time
-  is up. It does not wait for the abandoned work (``with
-  ThreadPoolExecutor()`` would: its exit joins the worker), but it cannot stop
-  it either. Python has no way to kill a thread: the work goes on in the
-  background, like a JavaScript promise that ignores its AbortSignal.
-- :func:`~agentlab.tools.isolation.run_in_child` (in ``isolation.py``) runs it in a
-  child process and kills it when time is up. That is the only way to really
-  stop code that hangs and ignores every request to stop.
-
-Where no thread can be started (Pyodide in the browser, or a process out of
-threads), :func:`run_within` runs the work inline instead: it cannot be
-interrupted, and once it ends late the caller hears :class:`TimedOut` all the
-same, so the deadline still ends the run, only later. :func:`threads_available`
-tells in advance, so the loop can warn once.
-
-This module knows nothing about models, tools or budgets.
+:func:`run_within` runs work on a daemon thread and stops *waiting* when time
+is up; it cannot stop the work (Python cannot kill a thread), which goes on
+in the background. Only a child process can be killed
+(``agentlab/tools/isolation.py``). Where no thread can start (Pyodide), the
+work runs inline and :class:`TimedOut` comes once it ends late. This module
+knows nothing about models, tools or budgets.
 """
 
 from __future__ import annotations

@@ -587,12 +587,14 @@ CATALOG: dict[str, tuple[str, str]] = {
         "the model service failed to finish this reply (finish_reason={reason})",
     ),
     "model.call_as_text": (
-        "模型把工具调用写成了普通文字（<tool_call>…），服务没有把它转成 tool_calls："
+        "模型把工具调用写成了普通文字（<tool_call>…、[TOOL_CALLS]… 或一个 JSON 调用），"
+        "而且写得残缺、读不出来；服务没有把它转成 tool_calls："
         "请检查服务是否开启了工具调用解析（例如 vLLM 的 --enable-auto-tool-choice 和 "
         "--tool-call-parser，或 Ollama 里这个模型的模板是否支持工具）",
-        "the model wrote its tool call as plain text (<tool_call>…) and the service did not "
-        "turn it into tool_calls: check that the server parses tool calls (vLLM: "
-        "--enable-auto-tool-choice and --tool-call-parser; Ollama: a model template with tools)",
+        "the model wrote its tool call as plain text (<tool_call>…, [TOOL_CALLS]… or a JSON "
+        "call), cut or broken so that it cannot be read, and the service did not turn it into "
+        "tool_calls: check that the server parses tool calls (vLLM: --enable-auto-tool-choice "
+        "and --tool-call-parser; Ollama: a model template with tools)",
     ),
     "model.empty_stream": (
         "流式回复里什么也没有：没有文字、没有工具调用，也没有结束原因",
@@ -3214,10 +3216,10 @@ CATALOG: dict[str, tuple[str, str]] = {
     "doctor.env.ok": ("{path} 可以正常读取（{n} 个变量）", "{path} reads fine ({n} variable(s))"),
     "doctor.env.broken": ("{error}（{path}）", "{error} ({path})"),
     "doctor.env.broken_fix": (
-        "打开 .env 改正那一行：每行一个 名字=值（例如 DEEPSEEK_MODEL=deepseek-chat）；"
+        "打开 .env 改正那一行：每行一个 名字=值（例如 DEEPSEEK_MODEL=deepseek-v4-flash）；"
         "值里有空格或 # 时加引号；注释行以 # 开头",
         "open .env and correct that line: one NAME=value per line "
-        "(e.g. DEEPSEEK_MODEL=deepseek-chat); quote a value holding spaces or #; "
+        "(e.g. DEEPSEEK_MODEL=deepseek-v4-flash); quote a value holding spaces or #; "
         "comment lines start with #",
     ),
     "doctor.env.typo": (
@@ -3899,11 +3901,104 @@ CATALOG: dict[str, tuple[str, str]] = {
         "{name} should be a finite number of seconds, at least 0 (e.g. 600), got {value!r}",
     ),
     "loop.bad_model": (
-        'model 应是模型的名字（例如 settings.model 或 "deepseek-chat"），收到的是 {value!r}',
-        'model should be the model\'s name (e.g. settings.model or "deepseek-chat"), got {value!r}',
+        'model 应是模型的名字（例如 settings.model 或 "deepseek-v4-flash"），收到的是 {value!r}',
+        'model should be the model\'s name (e.g. settings.model or "deepseek-v4-flash"), got '
+        "{value!r}",
     ),
     "loop.bad_system_prompt": (
         "system_prompt 应是一段文字（可以是空字符串），收到的是 {type}",
         "system_prompt should be text (an empty string will do), got {type}",
+    ),
+    # ==== providers as they answer today (new keys of one change, kept together so
+    # they can move to the TOML catalog as one block) ====
+    "provider.calls_from_text": (
+        "模型把 {n} 个工具调用写进了回复文字（服务没有把它们转成 tool_calls），已按调用读出并执行。"
+        "这说明服务端没有开启工具调用解析：vLLM 要加 --enable-auto-tool-choice 和 "
+        "--tool-call-parser，Ollama 要换一个模板支持工具的模型",
+        "the model wrote {n} tool call(s) into its text (the service did not turn them into "
+        "tool_calls); read and run as calls. The server does not parse tool calls: start vLLM "
+        "with --enable-auto-tool-choice and --tool-call-parser, or use an Ollama model whose "
+        "template supports tools",
+    ),
+    "provider.refused": (
+        "模型拒绝了这个请求：“{text}”。换一种说法或检查任务内容；原样重试也会被拒绝",
+        'the model declined the request: "{text}". Rephrase it or check the task; the same '
+        "request would be declined again",
+    ),
+    "provider.malformed_call": (
+        "模型想调用工具，却没能写出合法的调用（finish_reason={reason}），回复里既没有调用也没有回答。"
+        "可以重试；经常出现时，减少或简化工具的参数说明",
+        "the model tried to call a tool but could not write a valid call "
+        "(finish_reason={reason}); the reply holds neither a call nor an answer. Retrying may "
+        "help; if it keeps happening, offer fewer or simpler tool parameters",
+    ),
+    "provider.call_announced": (
+        "回复说要调用工具（finish_reason={reason}），却没有带任何工具调用，也没有回答："
+        "服务端没能解析模型的调用。自己部署的服务请检查工具调用解析器"
+        "（vLLM 的 --tool-call-parser）是否和模型匹配",
+        "the reply announced a tool call (finish_reason={reason}) but holds none, and no "
+        "answer: the server could not parse the model's call. On a server you run, check that "
+        "the tool-call parser (vLLM: --tool-call-parser) matches the model",
+    ),
+    "provider.call_announced_text": (
+        "回复说要调用工具（finish_reason={reason}），却只有一段开场白、没有工具调用："
+        "这段话不是回答，调用在服务端丢了。自己部署的服务请检查工具调用解析器"
+        "（vLLM 的 --tool-call-parser）是否和模型匹配",
+        "the reply announced a tool call (finish_reason={reason}) but holds only a preamble "
+        "and no call: that text is no answer, the call was lost on the server. On a server you "
+        "run, check that the tool-call parser (vLLM: --tool-call-parser) matches the model",
+    ),
+    "provider.split_choices": (
+        "模型服务把一个回复拆成了 {n} 个 choices（文字和工具调用各放一处）：已合并成一个回复来读",
+        "the model service split one reply over {n} choices (text and tool calls apart): "
+        "read as one reply",
+    ),
+    "provider.bad_encoding": (
+        "模型服务的回复声明是压缩过的（Content-Encoding），内容却不是（{error}）。这多半是中间的代理或网关"
+        "加错了响应头：检查代理设置，或让 base_url 直接指向服务；重试没有用",
+        "the model service's reply says it is compressed (Content-Encoding) but is not "
+        "({error}). A proxy or gateway in between usually adds the wrong header: check the "
+        "proxy, or point base_url at the service itself; retrying will not help",
+    ),
+    "provider.unsendable": (
+        "请求发不出去：历史里有一段 UTF-8 无法表示的文字（{error}，通常是半个 emoji），"
+        "多半来自某个工具的结果。让工具只返回正常的文字",
+        "the request could not be sent: the history holds text UTF-8 cannot carry ({error}, "
+        "usually half an emoji), most likely from a tool's result. Make the tool return "
+        "ordinary text",
+    ),
+    "provider.presets_title": (
+        "可用的预设（核对日期：依据服务商文档核对的那一天）",
+        "the presets (checked: the day each was compared with the provider's documentation)",
+    ),
+    "provider.preset_line": (
+        "{name}：{variables}；默认模型 {model}；{fields}核对于 {checked}（{source}）",
+        "{name}: {variables}; default model {model}; {fields}checked {checked} ({source})",
+    ),
+    "provider.preset_no_default": ("无", "none"),
+    "provider.request_fields": (
+        "每个请求附加 {fields}；",
+        "every request adds {fields}; ",
+    ),
+    "provider.retired_model": (
+        "{model_var}={model}：{provider} 已于 {retired_on} 停用这个模型名，请求会失败",
+        "{model_var}={model}: {provider} retired this model name on {retired_on}; requests "
+        "will fail",
+    ),
+    "provider.retired_model_fix": (
+        "把 {model_var} 改成 {current}，或者删掉这一行（默认就是 {default}）",
+        "set {model_var} to {current}, or delete the line (the default is {default})",
+    ),
+    "provider.model_missing": (
+        "服务说模型 {model} 不存在或已停用（HTTP {status}：{detail}）",
+        "the service says the model {model} does not exist or is retired (HTTP {status}: {detail})",
+    ),
+    "provider.model_missing_fix": (
+        "把 {model_var} 改成 {current}（{provider} 现在的模型名，见 {source}）",
+        "set {model_var} to {current} ({provider}'s current model name, see {source})",
+    ),
+    "provider.model_missing_fix_list": (
+        "把 {model_var} 改成这个服务现在提供的模型名（看服务商的模型列表）",
+        "set {model_var} to a model this service offers now (see the provider's model list)",
     ),
 }

@@ -18,7 +18,7 @@ check opens::
 ``OUT_DIR/display.html`` (every run's ``run_html`` on one page) and
 ``OUT_DIR/expected.json`` (what each page must show).
 
-It only plays runs; the assertions live in ``tests/test_display.py`` and
+It only plays runs; the assertions live in ``tests/course/test_display.py`` and
 ``tests/browser/check_display.py``.
 """
 
@@ -437,7 +437,7 @@ def expected(result: RunResult) -> dict[str, Any]:
 
 def main(out: Path) -> None:
     """Play every scenario with traces; write the viewer pages, one display page, expectations."""
-    from agentlab.course.display import html_page, run_html
+    from agentlab.course.display import run_html, trace_html
     from agentlab.ops.cli import main as cli_main
 
     runs = course_runs(out / "runs")
@@ -448,8 +448,11 @@ def main(out: Path) -> None:
         with contextlib.redirect_stdout(io.StringIO()):  # it prints the path it wrote
             code = cli_main(["trace", str(result.trace_path), "--out", str(target)])
         assert code == 0 and target.exists(), (task_id, code)
-    page = "\n".join(run_html(r) for r in runs.values())
-    (out / "display.html").write_text(html_page(page, "run_html"), encoding="utf-8")
+    # every run's fragment in the head of a trace page (its viewport and page style)
+    empty = trace_html([])
+    head = empty[: empty.index("<body>") + len("<body>")]
+    page = head + "\n".join(run_html(r) for r in runs.values()) + "</body></html>\n"
+    (out / "display.html").write_text(page, encoding="utf-8")
     facts = {task_id: expected(r) for task_id, r in runs.items()}
     facts["_fault_scenarios"] = list(FAULT_SCENARIOS)
     (out / "expected.json").write_text(json.dumps(facts, ensure_ascii=False, indent=1), "utf-8")

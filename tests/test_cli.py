@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 from unicodedata import east_asian_width
 
 import pandas as pd
@@ -17,6 +18,7 @@ from agentlab.ops.cli import build_parser, demo_scenarios, main, parse_caps
 from agentlab.ops.cli_parser import error_line
 
 from .conftest import interrupted, stderr_when_the_reader_leaves
+from .display_scenarios import scenarios
 
 
 def test_run_prints_the_result_as_json(capsys):
@@ -135,6 +137,33 @@ def test_sweep_writes_csv_and_charts(tmp_path, capsys):
         tr("cli.sweep.best", target="95%", cap=11, rate="100%", wasted=66)[:12]
         in capsys.readouterr().out
     )
+
+
+def test_trace_writes_one_self_contained_page(tmp_path, capsys):
+    run = scenarios()["wander"](task_id="wander", trace_dir=tmp_path)
+    trace = Path(run.trace_path)
+    out = tmp_path / "wander.html"
+    assert main(["trace", str(trace), "--out", str(out)]) == 0
+    assert capsys.readouterr().out.strip() == str(out)
+    page = out.read_text(encoding="utf-8")
+    assert "<script" not in page and not re.search(r"\bsrc=|\bhref=|url\(|https?://", page)
+    assert re.search(r'<div class="al-title">[^<]*wander', page)  # named after its folder
+    assert main(["trace", str(trace)]) == 0  # default: beside the trace
+    assert trace.with_suffix(".html").exists()
+
+
+@pytest.mark.parametrize(
+    "content", [None, "not json\n", '{"no": "event field"}\n', "[1, 2]\n", "\n"]
+)
+def test_trace_rejects_what_is_not_a_trace_in_one_line(tmp_path, capsys, content):
+    path = tmp_path / "trace.jsonl"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    assert main(["trace", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith(error_line("agentlab trace", ""))
+    assert err.count(str(path)) <= 1  # named once, not "cannot read X: X line 1 ..."
 
 
 COMMANDS = "'run', 'demo', 'sweep', 'doctor', 'trace', 'exercises'"

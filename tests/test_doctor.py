@@ -364,11 +364,11 @@ def colab(monkeypatch):
 
 
 def test_colab_secrets_configure_a_real_model(home, colab):
-    colab.secrets.update(DEEPSEEK_API_KEY=KEY, DEEPSEEK_MODEL="deepseek-chat")
+    colab.secrets.update(DEEPSEEK_API_KEY=KEY, DEEPSEEK_MODEL="deepseek-v4-pro")
     settings = load_settings(environ={})
     assert (settings.provider, settings.model, settings.api_key) == (
         "DeepSeek",
-        "deepseek-chat",
+        "deepseek-v4-pro",
         KEY,
     )
     assert KEY not in repr(settings)
@@ -477,3 +477,97 @@ def test_a_key_in_the_base_url_fails_and_is_never_sent_or_shown(home, server, wh
     assert levels(findings)["provider"] == "fail" and "LLM_BASE_URL" in render(findings)
     assert server.requests == []
     assert KEY not in render(findings) and KEY[-8:] not in render(findings)
+
+
+# -- presets, retired models, models that do not exist ---------------------------------------
+
+
+def test_with_nothing_configured_the_preset_table_is_shown_with_its_dates(home):
+    from agentlab.clients.real import PROVIDERS
+
+    finding, _ = check_provider(None, {})
+    assert finding.level == "ok"
+    for preset in PROVIDERS:
+        assert preset.name in finding.message and preset.checked in finding.message
+    assert (
+        '"thinking": {"type": "disabled"}' in finding.message
+        and "deepseek-v4-flash" in finding.message
+    )
+
+
+@pytest.mark.parametrize("model", ["deepseek-chat", "deepseek-reasoner"])
+def test_a_retired_deepseek_model_fails_before_any_request_and_names_the_current_one(home, model):
+    """DeepSeek retired both names on 2026-07-24 (api-docs.deepseek.com/news/news260424)."""
+    (home / ".env").write_text(f"DEEPSEEK_API_KEY={KEY}\nDEEPSEEK_MODEL={model}\n")
+    finding, settings = check_provider(None, {})
+    assert finding.level == "fail" and "2026-07-24" in finding.message
+    assert "DEEPSEEK_MODEL" in finding.fix and "deepseek-v4-flash" in finding.fix
+    assert settings is not None and KEY not in render([finding])
+
+
+def test_a_key_alone_reaches_a_model_that_exists_with_thinking_switched(home):
+    """A .env holding only DEEPSEEK_API_KEY: the request names deepseek-v4-flash and says
+    thinking disabled (DeepSeek V4 thinks by default: its thinking_mode guide)."""
+    from .providers.replay_server import TranscriptServer, final_answer
+
+    with TranscriptServer([final_answer("pong")]) as server:
+        environ = {"DEEPSEEK_API_KEY": KEY, "DEEPSEEK_BASE_URL": server.base_url}
+        finding, settings = check_provider(None, environ)
+        assert finding.level == "ok"
+        assert check_ping(settings, environ, timeout=5).level == "ok"
+    (body,) = server.requests
+    assert (body["model"], body["thinking"]) == ("deepseek-v4-flash", {"type": "disabled"})
+
+
+RETIRED_MESSAGE = (
+    "The supported API model names are deepseek-v4-pro or deepseek-v4-flash, but you passed "
+    "deepseek-chat."
+)  # raycast/extensions issue 29730 quotes DeepSeek's words; the body around them is built
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "deepseek/model-not-exist-400",
+        {"error": {"message": RETIRED_MESSAGE, "type": "invalid_request_error"}},
+    ],
+    ids=["model-not-exist-recorded", "retired-name-constructed"],
+)
+def test_the_ping_recognises_a_model_that_does_not_exist_and_names_the_current_one(home, body):
+    import json
+
+    from .providers.replay_server import Canned, TranscriptServer, canned
+    from .providers.test_providers_replayed import CORPUS
+
+    reply = (
+        canned(CORPUS[body]) if isinstance(body, str)
+        else Canned(400, "application/json", json.dumps(body).encode())
+    )  # fmt: skip
+    with TranscriptServer([reply]) as server:
+        environ = {"DEEPSEEK_API_KEY": KEY, "DEEPSEEK_BASE_URL": server.base_url,
+                   "DEEPSEEK_MODEL": "deepseek-v5-typo"}  # fmt: skip
+        _, settings = check_provider(None, environ)
+        finding = check_ping(settings, environ, timeout=5)
+    assert finding.level == "fail"
+    assert finding.message.startswith(tr("provider.model_missing", model="deepseek-v5-typo",
+                                         status=400, detail="").split("（")[0])  # fmt: skip
+    assert "DEEPSEEK_MODEL" in finding.fix and "deepseek-v4-flash" in finding.fix
+
+
+def test_a_service_without_a_preset_model_is_told_to_check_its_list(home):
+    """OpenAI's shape for it (constructed: ``model_not_found``, as its API reference names
+    the code); a preset with no default has no current name to offer."""
+    import json
+
+    from .providers.replay_server import Canned, TranscriptServer
+
+    message = "The model `gpt-9` does not exist or you do not have access to it."
+    body = {
+        "error": {"message": message, "type": "invalid_request_error", "code": "model_not_found"}
+    }
+    with TranscriptServer([Canned(404, "application/json", json.dumps(body).encode())]) as srv:
+        environ = {"LLM_API_KEY": KEY, "LLM_BASE_URL": srv.base_url, "LLM_MODEL": "gpt-9"}
+        _, settings = check_provider(None, environ)
+        finding = check_ping(settings, environ, timeout=5)
+    assert finding.level == "fail" and "gpt-9" in finding.message
+    assert finding.fix == tr("provider.model_missing_fix_list", model_var="LLM_MODEL")

@@ -1,8 +1,9 @@
 """Every message people read exists in Chinese and English, and is used.
 
 The catalog (``agentlab/i18n.py``) is one dict of (Chinese, English) pairs.
-These tests read the package's source for ``tr("key", ...)`` calls, so a
-message added without its pair, or with different placeholders, fails here.
+These tests read the package's source (and its HTML templates) for
+``tr("key", ...)`` calls, so a message added without its pair, or with
+different placeholders, fails here.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from agentlab.tools import sales_tools
 
 PACKAGE = Path(agentlab.__file__).parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
+TEMPLATES = sorted(PACKAGE.rglob("templates/*.html"))  # Jinja2: strings in single quotes
 # Keys looked up with a computed name: tr("term." + code); exercise texts by exercise id
 # (tests/test_exercises.py checks each of those is reachable)
 DYNAMIC_PREFIXES = ("term.", "exercise.", "budget.kind.")  # looked up as f"term.{code}" etc.
@@ -42,6 +44,8 @@ def tr_calls_in_source() -> set[str]:
                 and isinstance(node.args[0], ast.Constant)
             ):
                 keys.add(node.args[0].value)
+    for path in TEMPLATES:
+        keys.update(re.findall(r"\btr\('([^']+)'", path.read_text(encoding="utf-8")))
     return keys
 
 
@@ -56,6 +60,8 @@ def strings_in_source() -> set[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found.add(node.value)
+    for path in TEMPLATES:
+        found.update(re.findall(r"'([^'\n]*)'", path.read_text(encoding="utf-8")))
     return found
 
 

@@ -263,14 +263,16 @@ def test_an_error_body_nested_too_deep_is_a_structured_stop(body, stream):
 
 
 def test_a_lone_surrogate_in_the_reply_keeps_the_run_and_its_trace(tmp_path):
-    """JSON may escape half an emoji ("\\ud83d"); no UTF-8 form, but the trace file
-    keeps it as that escape and the run returns."""
+    """JSON may escape half an emoji ("\\ud83d"), which has no UTF-8 form: it is read
+    as U+FFFD where the reply enters, so the answer, the trace and any later request
+    (which would carry it back) can all be written."""
     body = json.dumps(completion({"role": "assistant", "content": "好的\ud83d"}))
     assert "\\ud83d" in body  # sent as the escape, as a service would
     client = plain_client(lambda request: httpx2.Response(200, content=body.encode()))
     result = run_agent("x", client=client, tools=TOOLS, on_text=None, trace_dir=tmp_path)
-    assert (result.outcome, result.answer) == ("completed", "好的\ud83d")
-    assert read_trace(result.trace_path)[-1]["answer"] == "好的\ud83d"
+    assert (result.outcome, result.answer) == ("completed", "好的\ufffd")
+    assert read_trace(result.trace_path)[-1]["answer"] == "好的\ufffd"
+    json.dumps(result.messages, ensure_ascii=False).encode("utf-8")  # sendable again
 
 
 def test_a_key_echoed_across_the_cut_of_a_long_message_is_still_blanked():

@@ -143,9 +143,9 @@ def test_top_level_files_exist(name):
 
 
 def test_the_teaching_data_is_package_data_and_kept_once():
-    """Every file under agentlab/data/ is matched by pyproject's package-data
-    globs (else the wheel would silently leave it out), and there is no second
-    copy of the data at the top of the repository."""
+    """Every file under agentlab/data/ and the display's templates is matched by
+    pyproject's package-data globs (else the wheel would silently leave it out),
+    and there is no second copy of the data at the top of the repository."""
     from agentlab.tools.sales import COURSE_DATA_DIR
 
     package = REPO / "agentlab"
@@ -154,6 +154,7 @@ def test_the_teaching_data_is_package_data_and_kept_once():
         "setuptools"
     ]["package-data"]["agentlab"]
     files = [p for p in (package / "data").rglob("*") if p.is_file()]
+    files += [p for p in (package / "course" / "templates").iterdir() if p.is_file()]
     assert {"data/input/sales.csv", "data/sandbox/meeting.md"} <= {
         p.relative_to(package).as_posix() for p in files
     }
@@ -212,3 +213,23 @@ def test_chinese_text_quotes_with_chinese_quotation_marks(notebook):
         for hit in re.finditer(r'[\u4e00-\u9fff]"|"[\u4e00-\u9fff]', text):
             wrong.append(f"cell {index}: …{text[max(0, hit.start() - 8) : hit.end() + 8]}…")
     assert not wrong, wrong
+
+
+def test_the_readme_shows_budget_as_it_is():
+    """Both README blocks list every Budget field with its default (Budget writes them once)."""
+    import ast
+    import dataclasses
+    import re
+
+    from agentlab import Budget
+
+    fields = [(f.name, f.default) for f in dataclasses.fields(Budget)]
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\nBudget\(\n(.*?)\n\)", readme, re.DOTALL)
+    assert len(blocks) == 2, "one Budget block in each language"
+    for block in blocks:
+        shown = []
+        for line in block.splitlines():
+            name, value = line.split("#")[0].strip().rstrip(",").split("=")
+            shown.append((name, ast.literal_eval(value)))
+        assert sorted(shown) == sorted(fields), block

@@ -231,9 +231,13 @@ def test_named_env_file_must_exist(no_env_file):
 
 
 def test_deepseek_needs_only_a_key(no_env_file):
+    """A model that exists (deepseek-chat was retired on 2026-07-24), thinking switched
+    explicitly (V4 thinks by default: api-docs.deepseek.com/guides/thinking_mode)."""
     loaded = load_settings(environ={"DEEPSEEK_API_KEY": SECRET})
-    assert (loaded.provider, loaded.model) == ("DeepSeek", "deepseek-chat")
+    assert (loaded.provider, loaded.model) == ("DeepSeek", "deepseek-v4-flash")
+    assert loaded.request == {"thinking": {"type": "disabled"}}
     assert loaded.base_url.startswith("https://")
+    assert "deepseek-v4-flash" in repr(loaded) and SECRET not in repr(loaded)
 
 
 def test_ollama_needs_no_key(no_env_file):
@@ -323,3 +327,83 @@ def test_proxy_values_are_shown_without_their_credentials():
     assert proxy_shown("user:secret@127.0.0.1:7890") == "127.0.0.1:7890"
     assert proxy_shown("http://127.0.0.1:7890/") == "http://127.0.0.1:7890"
     assert proxy_shown("notaurl") == "notaurl"
+
+
+# -- the presets: data with a date, and the request fields they add -----------------------
+
+
+def test_the_presets_are_data_each_checked_on_a_day_against_a_source():
+    from agentlab.clients.real import PROVIDERS, load_presets
+
+    assert [p.name for p in PROVIDERS] == ["LLM", "DashScope", "DeepSeek", "Ollama"]
+    assert load_presets() == PROVIDERS
+    undated = [p.name for p in PROVIDERS if not (p.checked[:4].isdigit() and p.source)]
+    assert undated == []
+    deepseek = PROVIDERS[2]
+    # every retired name points at a name the preset still serves by default
+    assert set(deepseek.retired.values()) == {deepseek.default_model}
+    assert deepseek.retired_on == "2026-07-24"
+
+
+def test_a_preset_read_from_text_keeps_its_fields():
+    from agentlab.clients.real import load_presets
+
+    (preset,) = load_presets(
+        '[[preset]]\nname = "X"\nurl_var = "X_URL"\nmodel_var = "X_MODEL"\n'
+        'request = { a = { b = 1 } }\nchecked = 2026-01-02\nsource = "https://x"\n'
+    )
+    assert (preset.key_var, preset.request, preset.checked) == (None, {"a": {"b": 1}}, "2026-01-02")
+
+
+def wire(client_options: dict, **request_fields) -> tuple[openai.OpenAI, list[dict]]:
+    import json
+
+    import httpx2
+
+    from agentlab.clients.real import PresetClient
+
+    seen: list[dict] = []
+
+    def handler(request):
+        seen.append(json.loads(request.content))
+        return httpx2.Response(200, json={
+            "id": "x", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": "ok"}}]})  # fmt: skip
+
+    client = PresetClient(
+        request_fields=request_fields, api_key=SECRET, base_url="https://x.invalid/v1",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)), **client_options,
+    )  # fmt: skip
+    return client, seen
+
+
+def test_a_preset_client_adds_its_fields_to_every_chat_request():
+    from agentlab.model.request import request_turn
+
+    client, seen = wire({}, thinking={"type": "disabled"})
+    request_turn(client, "deepseek-v4-flash", [{"role": "user", "content": "hi"}], [])
+    client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    client.with_options(timeout=5).chat.completions.create(model="m", messages=[])
+    assert [body["thinking"] for body in seen] == [{"type": "disabled"}] * 3
+    client.chat.completions.create(
+        model="m", messages=[], extra_body={"thinking": {"type": "enabled"}}
+    )
+    assert seen[-1]["thinking"] == {"type": "enabled"}  # the request's own choice wins
+
+
+def test_deepseeks_settings_build_a_preset_client_and_the_others_a_plain_one(no_env_file):
+    from agentlab.clients.real import PresetClient
+
+    deepseek = load_settings(environ={"DEEPSEEK_API_KEY": SECRET}).client()
+    assert isinstance(deepseek, PresetClient) and isinstance(deepseek, openai.OpenAI)
+    assert deepseek.request_fields == {"thinking": {"type": "disabled"}}
+    assert type(load_settings(environ=GENERIC).client()) is openai.OpenAI
+
+
+def test_a_recording_of_a_preset_client_keeps_its_fields(tmp_path):
+    from agentlab.clients.recording import recording
+
+    client, seen = wire({}, thinking={"type": "disabled"})
+    recording(client, tmp_path / "run.json").chat.completions.create(model="m", messages=[])
+    assert seen[-1]["thinking"] == {"type": "disabled"}

@@ -3,6 +3,8 @@ retries as run_agent makes them and the trace shows them."""
 
 from __future__ import annotations
 
+import json
+
 import httpx2
 import openai
 import pytest
@@ -146,3 +148,69 @@ def test_an_error_in_a_200_body_is_retried_by_its_numeric_code(error, requests, 
     result = quiet_run(client, max_retries=2)
     assert (result.stop_reason, result.model_requests) == ("model_error", requests)
     assert {e["error_class"] for e in decide_events(result)} == {error_class}
+
+
+# -- the cheap look at every reply: only odd shapes reach quirks.py -------------------------
+
+PLAIN_REPLIES = {
+    "text": {"role": "assistant", "content": "销售额最高的是显示器，4495 元。"},
+    "calls": {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "analyze_csv", "arguments": '{"path": "sales.csv"}'},
+            }
+        ],
+    },  # fmt: skip
+}
+ODD_REPLIES = {
+    "call-as-text": ({"role": "assistant", "content": '{"name": "f", "arguments": {}}'}, "stop"),
+    "hermes-tag": ({"role": "assistant", "content": "好\n<tool_call>{}</tool_call>"}, "stop"),
+    "closing-think": ({"role": "assistant", "content": "plan</think>answer"}, "stop"),
+    "announced-call": ({"role": "assistant", "content": None}, "tool_calls"),
+    "malformed-call": ({"role": "assistant", "content": None}, "MALFORMED_FUNCTION_CALL"),
+    "refusal": ({"role": "assistant", "content": None, "refusal": "no"}, "stop"),
+    "null-arguments": (
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "null"}}]},
+        "tool_calls",
+    ),
+    "lone-surrogate": ({"role": "assistant", "content": "好\ud83d"}, "stop"),
+}  # fmt: skip
+
+
+def reply_with(message: dict, finish: str) -> openai.OpenAI:
+    body = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "finish_reason": finish, "message": message}]}  # fmt: skip
+    content = json.dumps(body).encode()  # escapes: a lone surrogate travels as "\ud83d"
+    return plain_client(lambda request: httpx2.Response(200, content=content))
+
+
+@pytest.fixture
+def second_looks(monkeypatch) -> list:
+    from agentlab.model import quirks
+
+    looked: list = []
+    real = quirks.second_look
+    monkeypatch.setattr(quirks, "second_look", lambda *a: looked.append(a[0]) or real(*a))
+    return looked
+
+
+@pytest.mark.parametrize("name", PLAIN_REPLIES)
+def test_a_plain_reply_never_gets_a_second_look(name, second_looks):
+    finish = "tool_calls" if name == "calls" else "stop"
+    from agentlab.model.request import ModelTurn, request_turn
+
+    turn = request_turn(reply_with(PLAIN_REPLIES[name], finish), "m", [], [])
+    assert isinstance(turn, ModelTurn) and second_looks == []
+
+
+@pytest.mark.parametrize("name", ODD_REPLIES)
+def test_every_odd_shape_gets_one(name, second_looks):
+    from agentlab.model.request import request_turn
+
+    request_turn(reply_with(*ODD_REPLIES[name]), "m", [], [])
+    assert len(second_looks) == 1

@@ -140,6 +140,7 @@ def test_the_wheel_holds_the_teaching_data(world):
     names = zipfile.ZipFile(world["wheel"]).namelist()
     assert "agentlab/data/input/sales.csv" in names
     assert "agentlab/data/sandbox/meeting.md" in names
+    assert {"agentlab/course/templates/run.html", "agentlab/course/templates/run.css"} <= set(names)
     assert not any(n.startswith(("tests/", "notebooks/", "data/")) for n in names)
     assert (world["package"] / "data" / "input" / "sales.csv").is_file()
 

@@ -1,7 +1,9 @@
 """Real model clients from ``.env`` or the environment.
 
-:func:`from_env` builds a plain ``openai.OpenAI`` for any OpenAI-compatible
-service. These sets of variables are understood; the first complete set
+:func:`from_env` builds an ``openai.OpenAI`` for any OpenAI-compatible
+service. The sets of variables it understands are data, the presets in
+``agentlab/data/presets.toml`` (each with the day it was checked against the
+provider's docs; ``agentlab doctor`` shows them); the first complete set
 wins, and the process environment wins over ``.env``:
 
 ==========  ===================================================  =============================
@@ -10,10 +12,13 @@ provider    variables                                            defaults
 LLM         ``LLM_API_KEY``, ``LLM_BASE_URL``, ``LLM_MODEL``      none: any compatible service
 DashScope   ``DASHSCOPE_API_KEY``, ``MODEL_BASE_URL``,            none (the URL is per region)
             ``MODEL_NAME``
-DeepSeek    ``DEEPSEEK_API_KEY`` [``DEEPSEEK_BASE_URL``,           deepseek-chat on DeepSeek's API
-            ``DEEPSEEK_MODEL``]
+DeepSeek    ``DEEPSEEK_API_KEY`` [``DEEPSEEK_BASE_URL``,           deepseek-v4-flash on DeepSeek's
+            ``DEEPSEEK_MODEL``]                                   API, thinking switched off
 Ollama      ``OLLAMA_MODEL`` [``OLLAMA_BASE_URL``]                 a local server, no key needed
 ==========  ===================================================  =============================
+
+A preset may add fields to every chat request (DeepSeek's ``thinking`` switch):
+the client is then a :class:`PresetClient`, an ``openai.OpenAI`` that adds them.
 
 On a hosted notebook that keeps secrets in its own store (Colab's
 ``google.colab.userdata``, the key icon in its sidebar) those are read too:
@@ -36,9 +41,12 @@ import codecs
 import io
 import os
 import re
+import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx2
@@ -51,14 +59,23 @@ from ..i18n import tr
 
 @dataclass(frozen=True)
 class Provider:
-    """One way of naming the settings. ``None`` as a variable: use the default."""
+    """One preset: how the settings are named, and what it defaults to."""
 
     name: str
     key_var: str | None
+    """``None``: the service needs no key (Ollama)."""
     url_var: str
     model_var: str
     default_url: str | None = None
     default_model: str | None = None
+    request: dict[str, Any] = field(default_factory=dict)
+    """Fields added to every chat request (DeepSeek: ``{"thinking": {"type": "disabled"}}``)."""
+    retired: dict[str, str] = field(default_factory=dict)
+    """Model names the provider retired, and the name that replaced each."""
+    retired_on: str | None = None
+    checked: str = ""
+    """The day this entry was compared with ``source``, the provider's documentation."""
+    source: str = ""
 
     def variables(self) -> list[str]:
         """The variables that must be set (those without a default)."""
@@ -70,25 +87,32 @@ class Provider:
         return wanted
 
 
-PROVIDERS = [
-    Provider("LLM", "LLM_API_KEY", "LLM_BASE_URL", "LLM_MODEL"),
-    Provider("DashScope", "DASHSCOPE_API_KEY", "MODEL_BASE_URL", "MODEL_NAME"),
-    Provider(
-        "DeepSeek",
-        "DEEPSEEK_API_KEY",
-        "DEEPSEEK_BASE_URL",
-        "DEEPSEEK_MODEL",
-        default_url="https://api.deepseek.com/v1",
-        default_model="deepseek-chat",
-    ),
-    Provider(
-        "Ollama",
-        None,
-        "OLLAMA_BASE_URL",
-        "OLLAMA_MODEL",
-        default_url="http://localhost:11434/v1",
-    ),
-]
+def load_presets(text: str | None = None) -> list[Provider]:
+    """The presets of ``agentlab/data/presets.toml`` (or of ``text``), in order."""
+    if text is None:
+        text = resources.files("agentlab").joinpath("data/presets.toml").read_text("utf-8")
+    presets = []
+    for entry in tomllib.loads(text)["preset"]:
+        retired_on = entry.get("retired_on")
+        presets.append(
+            Provider(
+                name=entry["name"],
+                key_var=entry.get("key_var"),
+                url_var=entry["url_var"],
+                model_var=entry["model_var"],
+                default_url=entry.get("base_url"),
+                default_model=entry.get("model"),
+                request=entry.get("request", {}),
+                retired=entry.get("retired", {}),
+                retired_on=str(retired_on) if retired_on else None,
+                checked=str(entry.get("checked", "")),
+                source=entry.get("source", ""),
+            )
+        )
+    return presets
+
+
+PROVIDERS = load_presets()
 VARIABLES = [v for p in PROVIDERS for v in (p.key_var, p.url_var, p.model_var) if v]
 NO_KEY_NEEDED = "ollama"  # Ollama ignores the key, but the SDK wants one
 PLACEHOLDER_MARKERS = ("replace-with", "your-api-key", "你的key")
@@ -115,20 +139,49 @@ class ModelSettings:
     base_url: str
     model: str
     api_key: str = field(repr=False)
+    request: dict[str, Any] = field(default_factory=dict)
+    """Fields the preset adds to every chat request."""
 
     def __repr__(self) -> str:
         url = url_without_secrets(self.base_url)
-        return f"ModelSettings(provider={self.provider!r}, base_url={url!r}, model={self.model!r})"
+        shown = f"provider={self.provider!r}, base_url={url!r}, model={self.model!r}"
+        return f"ModelSettings({shown}{f', request={self.request!r}' if self.request else ''})"
 
     def client(self, timeout: float = 60.0) -> OpenAI:
         """The client; :class:`ModelConfigError` when a proxy variable is unusable."""
         try:
             # max_retries=0: the agent loop counts and retries requests itself.
-            return OpenAI(
-                api_key=self.api_key, base_url=self.base_url, timeout=timeout, max_retries=0
-            )
+            options = dict(api_key=self.api_key, base_url=self.base_url, max_retries=0)
+            if self.request:
+                return PresetClient(request_fields=self.request, timeout=timeout, **options)
+            return OpenAI(timeout=timeout, **options)
         except PROXY_ERRORS as exc:  # the HTTP library read the proxy variables just now
             raise proxy_problem(exc) from None
+
+
+class PresetClient(OpenAI):
+    """An ``openai.OpenAI`` that adds a preset's fields to every chat request.
+
+    DeepSeek switches thinking with a request field, so the preset that names
+    DeepSeek says it on each request rather than leaving it to the model's
+    default. Fields the request sets itself win. Copies (``with_options``, a
+    recording client) keep the fields.
+    """
+
+    def __init__(self, *, request_fields: Mapping[str, Any], **options: Any) -> None:
+        super().__init__(**options)
+        self.request_fields = dict(request_fields)
+
+    def post(self, path: str, *, body: Any = None, **options: Any) -> Any:
+        if path.rstrip("/").endswith("/chat/completions") and isinstance(body, Mapping):
+            body = {**self.request_fields, **body}
+        return super().post(path, body=body, **options)
+
+    def copy(self, **options: Any) -> PresetClient:
+        extra = {**options.pop("_extra_kwargs", {}), "request_fields": self.request_fields}
+        return super().copy(**options, _extra_kwargs=extra)
+
+    with_options = copy
 
 
 def load_settings(
@@ -350,4 +403,6 @@ def _checked(provider: Provider, values: dict[str, str]) -> ModelSettings:
         raise ModelConfigError(tr("config.placeholder", name=provider.url_var))
     if "replace-with" in model:
         raise ModelConfigError(tr("config.placeholder", name=provider.model_var))
-    return ModelSettings(provider=provider.name, base_url=url, model=model, api_key=key)
+    return ModelSettings(
+        provider=provider.name, base_url=url, model=model, api_key=key, request=provider.request
+    )

@@ -43,7 +43,7 @@ request is then answered without being compared.
 The file (``agentlab-recording/1``, UTF-8 JSON)::
 
     {"format": "agentlab-recording/1", "provider": "DeepSeek",
-     "model": "deepseek-reasoner", "base_url": "https://api.deepseek.com/v1",
+     "model": "deepseek-v4-flash", "base_url": "https://api.deepseek.com/v1",
      "run": {...},                      # optional: how `agentlab run` ran it
      "exchanges": [
        {"request": {"method": "POST", "path": "/v1/chat/completions", "body": {...}},

@@ -64,7 +64,9 @@ class ModelFailure:
     """``http_status``, ``connection``, ``timeout``, ``bad_reply``; ``stream_error``
     (an error event inside a stream), ``empty_stream`` (a stream with nothing in
     it), ``error_body`` (a 200 reply holding only an error), ``base_resp`` (the same,
-    MiniMax's way), ``service_error`` or ``blocked`` (what its ``finish_reason`` said)."""
+    MiniMax's way), ``service_error`` or ``blocked`` (what its ``finish_reason`` said),
+    ``call_lost`` (a reply that announced a tool call it does not hold), ``refused``
+    (the model declined), ``unsendable`` (our request could not be encoded)."""
     message: str
     status_code: int | None = None
     """The HTTP status, or for ``error_body`` the numeric code the body gave."""
@@ -88,8 +90,13 @@ def failure_from(exc: Exception, secret: str | None = None) -> ModelFailure:
         )
     elif isinstance(exc, openai.APITimeoutError):
         failure = ModelFailure("timeout", tr("model.timed_out"))
+    elif isinstance(exc, openai.APIConnectionError) and _undecodable(exc):
+        # a reply came, labelled compressed but not: a proxy's setting, not the network
+        failure = ModelFailure("bad_reply", tr("provider.bad_encoding", error=_undecodable(exc)))
     elif isinstance(exc, openai.APIConnectionError):
         failure = ModelFailure("connection", _connection_message(exc))
+    elif isinstance(exc, UnicodeEncodeError):  # our own request: text UTF-8 cannot carry
+        failure = ModelFailure("unsendable", tr("provider.unsendable", error=exc.reason))
     elif type(exc) is openai.APIError and exc.body is not None:
         # The SDK raises a bare APIError for an error event inside a stream
         # (OpenRouter: the upstream provider broke off after the reply began).
@@ -138,6 +145,17 @@ def _status_message(exc: openai.APIStatusError) -> str:
     return tr(
         "model.http_status", status=exc.status_code, detail=error_detail(exc.body) or exc.message
     )
+
+
+def _undecodable(exc: BaseException) -> str | None:
+    """Why the body could not be decoded, when that is what the SDK's "Connection
+    error." hides: a ``Content-Encoding`` (gzip, br …) the bytes do not have."""
+    cause = exc.__cause__ or exc.__context__
+    while cause is not None and not isinstance(cause, httpx2.DecodingError):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        return None
+    return str(cause) or type(cause).__name__
 
 
 # How the HTTP layer (httpcore, h11) says the service closed the connection. Only a
@@ -289,7 +307,10 @@ def model_failure_class(failure: ModelFailure) -> str:
     """Transient failures are worth another attempt; the rest are not."""
     if failure.code in NOT_RETRIED_CODES:
         return "permission"  # the account may not use the service now
-    if failure.kind in ("timeout", "connection", "stream_error", "service_error", "empty_stream"):
+    # call_lost too: the same request usually gets a well-formed call the next time
+    # (Gemini's MALFORMED_FUNCTION_CALL: pydantic-ai PR 3300 retries it for that reason)
+    transient = ("timeout", "connection", "stream_error", "service_error", "empty_stream")
+    if failure.kind in (*transient, "call_lost"):
         return "transient"
     if failure.kind == "base_resp":  # MiniMax's docs name the codes worth another try
         return "transient" if failure.code in MINIMAX_RETRIED_CODES else "invalid_input"

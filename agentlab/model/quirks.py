@@ -1,56 +1,85 @@
 """What real providers send beyond the plain OpenAI shape, read into it.
 
 The plain shape is ``content`` (a string or null) and ``tool_calls``. Real
-services add to it (``agentlab/data/providers/`` keeps their recorded replies):
+services add to it and bend it (``agentlab/data/providers/`` keeps their
+recorded replies, ``tests/providers/README.md`` the reports behind each rule):
 
 - **reasoning** (a model's thinking) in a field of their own:
   ``reasoning_content`` (DeepSeek, Qwen, xAI, vLLM), ``reasoning`` (Groq
   gpt-oss, Ollama, OpenRouter), ``reasoning_details`` (OpenRouter); as typed
-  ``thinking`` parts of a ``content`` list (Mistral Magistral); or as a
-  ``<think>…</think>`` block opening ``content`` (vLLM without a reasoning
-  parser). Reasoning is never part of the answer.
-- **fields a provider wants back** on the next request: DeepSeek's thinking
-  mode refuses a tool-calling turn whose ``reasoning_content`` is missing,
-  Gemini 3 one whose ``extra_content.google.thought_signature`` is missing.
-  :func:`kept_fields` keeps every field we do not know, so that
-  ``ModelTurn.as_message`` can send it back exactly as it came.
-- the deprecated ``function_call`` (one call, no id) instead of ``tool_calls``.
-- a tool call written as **text** (``<tool_call>{"name": ...}</tool_call>``
-  in ``content``, Hermes/Qwen style): what Ollama or vLLM send when the
-  server does not turn the model's call into ``tool_calls``
-  (:data:`TOOL_CALL_AS_TEXT`; the decide phase refuses such a reply).
-- a reply in the **other framing** than the one asked for: one JSON
-  document when a stream was asked for, or SSE (even a whole
-  ``chat.completion`` followed by a stray ``data: [DONE]``) when not. Servers
-  that ignore ``"stream"`` are reported for kaito, unsloth and 9router, among
-  others. :func:`json_payloads` finds the JSON in such a body.
+  ``thinking`` parts of a ``content`` list (Mistral Magistral); or inside
+  ``content`` as a ``<think>…</think>`` block (vLLM without a reasoning
+  parser), or with only its closing ``</think>`` (DeepSeek-R1 models whose
+  chat template opens the block in the prompt). Reasoning is never the answer.
+- **fields that go back** on the next request, and only those
+  (:data:`SENT_BACK`): DeepSeek's thinking mode refuses a tool turn without
+  its ``reasoning_content``, Gemini 3 one without the call's
+  ``extra_content``; Groq refuses an assistant message that carries
+  ``reasoning``, so that one stays here (its text is still the turn's
+  reasoning).
+- **tool calls written as text** by a server that does not turn them into
+  ``tool_calls`` (:func:`calls_in_text`): read as calls when their format
+  says so, with a warning that the server's tool parser is off.
+- the deprecated ``function_call``; ``arguments: "null"`` for a tool without
+  parameters (Groq); one reply split over several ``choices``; a lone UTF-16
+  surrogate, which no request can carry (:func:`without_lone_surrogates`).
+- endings that are no answer: a refusal, ``finish_reason: "tool_calls"``
+  with no call, Gemini's ``MALFORMED_FUNCTION_CALL``, moderation
+  (:func:`second_look` names them).
+- a reply in the **other framing** than the one asked for (JSON for a
+  stream, SSE for a plain request): :func:`json_payloads` finds the JSON.
 
-``request.py`` and ``streaming.py`` call in here only when a reply has one of
-these, so a plain reply never runs this module's functions (the decide phase
-only matches :data:`TOOL_CALL_AS_TEXT` against a text answer). It reads; it
-does not decide what to do with a reply.
+``request.py`` calls in here only when a cheap look at the reply finds one of
+these, so a plain reply never runs this module. It reads and names; the
+decide phase decides what a failure means for the run.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
+
+from ..i18n import tr
+from .failures import FINISH_FAILURES, ModelFailure
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 """Fields that hold reasoning text, in the order they are looked at."""
-FRAMING = frozenset({"index"})
-"""Position markers (a delta's or a call's place in a list): not content, never sent back."""
+SENT_BACK = frozenset({"reasoning_content", "reasoning_details", "extra_content"})
+"""A provider's own fields that go back with the assistant message or its calls:
+DeepSeek's ``reasoning_content`` (its thinking-mode docs), OpenRouter's
+``reasoning_details`` (its reasoning-tokens guide, "Preserving reasoning blocks"), Gemini 3's
+per-call ``extra_content`` (its thought-signature docs). Everything else stays:
+``reasoning`` above all, which Groq answers with HTTP 400 (recorded:
+``groq/reasoning-property-unsupported-400``)."""
 THINK_BLOCK = re.compile(r"\s*<think>(.*?)(?:</think>|\Z)(.*)", re.DOTALL)
-TOOL_CALL_AS_TEXT = re.compile(r"\s*<tool_call>")
+THINK_END = "</think>"
+TOOL_CALL_TAG = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL)
+MISTRAL_CALLS = "[TOOL_CALLS]"
+CALL_KEYS = frozenset({"name", "arguments", "parameters", "type", "id"})
+CALL_LIKE = re.compile(r'\[?\s*\{\s*"(?:name|type)"\s*:.*"(?:arguments|parameters)"\s*:', re.DOTALL)
+"""The start of a bare call object, readable or not (vLLM issue 11786: Llama 3.2's call
+with one closing brace missing)."""
+CALL_ENDINGS = frozenset({"tool_calls", "function_call"})
+LOST_CALL_ENDINGS = frozenset({"malformed_function_call", "unexpected_tool_call"})
+"""Gemini's own finish reasons for a call it could not write, passed through by its
+OpenAI-compatible endpoint (in capitals: compared case-insensitively)."""
 STRAY_DONE = re.compile(r"\s*data:\s*\[DONE\]\s*\Z")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def kept_fields(model: Any) -> dict[str, Any]:
-    """The fields of an SDK object (message, delta, tool call) that the SDK does
-    not know: the provider's own additions, to be sent back as they came."""
+    """The fields of an SDK object (message, delta, tool call) that the SDK does not
+    know, and so the provider added; ``index`` (a position marker) left out."""
     extra = getattr(model, "model_extra", None) or {}
-    return {key: value for key, value in extra.items() if key not in FRAMING}
+    return {key: value for key, value in extra.items() if key != "index"}
+
+
+def sent_back(fields: dict[str, Any]) -> dict[str, Any]:
+    """The provider fields that go back on the next request (:data:`SENT_BACK`)."""
+    return {key: value for key, value in fields.items() if key in SENT_BACK}
 
 
 def reasoning_in(fields: dict[str, Any]) -> str | None:
@@ -69,11 +98,11 @@ def reasoning_in(fields: dict[str, Any]) -> str | None:
 
 
 def read_message(message: Any) -> tuple[str | None, str | None, dict[str, Any], Any]:
-    """``(answer text, reasoning, provider fields, legacy function_call)`` of a
+    """``(answer text, reasoning, fields to send back, legacy function_call)`` of a
     non-streamed message (the last is ``None`` for the usual ``tool_calls``)."""
     content, reasoning = split_content(message.content)
     fields = kept_fields(message)
-    return content, reasoning_in(fields) or reasoning, fields, message.function_call
+    return content, reasoning_in(fields) or reasoning, sent_back(fields), message.function_call
 
 
 def split_content(content: Any) -> tuple[str | None, str | None]:
@@ -83,6 +112,7 @@ def split_content(content: Any) -> tuple[str | None, str | None]:
       parts the reasoning (Magistral: ``{"type": "thinking", "thinking":
       [{"type": "text", "text": ...}]}``); other parts are ignored;
     - a string opening with ``<think>…</think>``: the block is the reasoning;
+    - a string with a ``</think>`` but no opening tag: what comes before it;
     - anything else that is not a string is shown as JSON text.
     """
     if isinstance(content, list):
@@ -100,9 +130,12 @@ def split_content(content: Any) -> tuple[str | None, str | None]:
     if not isinstance(content, str):
         return json.dumps(content, ensure_ascii=False), None
     match = THINK_BLOCK.fullmatch(content)
-    if match is None:
-        return content, None
-    return match.group(2).lstrip(), match.group(1).strip() or None
+    if match is not None:
+        return match.group(2).lstrip(), match.group(1).strip() or None
+    thought, end, answer = content.partition(THINK_END)
+    if end and "<think>" not in thought:  # the block was opened in the prompt
+        return answer.lstrip(), thought.strip() or None
+    return content, None
 
 
 def part_text(value: Any) -> str:
@@ -133,6 +166,227 @@ def merge_fields(into: dict[str, Any], fields: dict[str, Any]) -> None:
             into[key] = merged
         elif value is not None or key not in into:
             into[key] = value
+
+
+def merged_choices(choices: list[Any]) -> tuple[Any, Any]:
+    """``(message, finish_reason)`` of a reply split over several ``choices`` (the
+    text in one, the call in another): one message with every choice's text and
+    calls, ending ``tool_calls`` when it holds one. agentlab never asks for ``n``
+    alternatives, so more than one choice is always one reply in pieces."""
+    from openai.types.chat import ChatCompletionMessage  # only such replies pay for it
+
+    messages = [c.message for c in choices if getattr(c, "message", None) is not None]
+    texts = [m.content for m in messages if isinstance(m.content, str) and m.content.strip()]
+    calls = [tc for m in messages for tc in m.tool_calls or []]
+    extra: dict[str, Any] = {}
+    for m in messages:
+        merge_fields(extra, kept_fields(m))
+    merged = ChatCompletionMessage.model_construct(
+        role="assistant",
+        content="\n".join(texts) or None,
+        tool_calls=calls or None,
+        function_call=next((m.function_call for m in messages if m.function_call), None),
+        refusal=next((m.refusal for m in messages if m.refusal), None),
+        **extra,
+    )
+    finish = "tool_calls" if calls else choices[0].finish_reason
+    return merged, finish
+
+
+# -- tool calls written as text ----------------------------------------------------------
+
+
+def calls_in_text(text: str) -> tuple[str | None, list[tuple[str, str]]] | None:
+    """Tool calls a model wrote into ``content``: ``(the text left, [(name,
+    arguments JSON)])``, or ``None`` when there are none. Three formats, each
+    written by a chat template when the server does not parse its output:
+
+    - Hermes / Qwen: ``<tool_call>{"name": ..., "arguments": ...}</tool_call>``,
+      anywhere in the text, one block per call (the closing tag may be missing
+      at the very end); the text around the blocks stays the answer;
+    - Mistral: ``[TOOL_CALLS][{"name": ..., "arguments": ...}, ...]``, or the
+      bare array, when it is the whole text;
+    - one bare call object, ``{"name": ..., "arguments"|"parameters": ...}``
+      (Llama's JSON format, also as ``{"type": "function", "function":
+      {...}}``), when it is the whole text.
+
+    The tags are unambiguous, so they are read wherever they stand; plain JSON
+    is read only when it is all the model said and has the shape of a call, so
+    an answer that merely contains or is JSON stays an answer. Raises
+    ``ValueError`` when the text has a call's markers, or is a call object cut
+    short, but holds no readable call.
+    """
+    if "<tool_call>" in text:
+        calls = [call_from(_json(body)) for body in TOOL_CALL_TAG.findall(text)]
+        rest = TOOL_CALL_TAG.sub("", text).strip()
+        return rest or None, calls
+    whole = text.strip()
+    if whole.startswith(MISTRAL_CALLS):
+        found = _json(whole[len(MISTRAL_CALLS) :])
+        if not isinstance(found, list) or not found:
+            raise ValueError(MISTRAL_CALLS)
+        return None, [call_from(item) for item in found]
+    if not whole.startswith(("{", "[")):
+        return None
+    try:
+        found = _json(whole)
+    except ValueError:
+        if CALL_LIKE.match(whole):
+            raise  # a call object, broken: no answer either
+        return None
+    items = found if isinstance(found, list) and found else [found]
+    try:
+        return None, [call_from(item) for item in items]
+    except ValueError:  # JSON, but not a call: an answer that is JSON
+        return None
+
+
+def call_from(item: Any) -> tuple[str, str]:
+    """``(name, arguments JSON)`` of one call object; ``ValueError`` if it is none."""
+    if isinstance(item, dict) and item.get("type") == "function" and "function" in item:
+        item = item["function"]
+    if not isinstance(item, dict) or not set(item) <= CALL_KEYS:
+        raise ValueError("not a call")
+    name = item.get("name")
+    arguments = item.get("arguments", item.get("parameters", {}))
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("a call without a name")
+    if isinstance(arguments, str):
+        return name, arguments
+    if not isinstance(arguments, dict):
+        raise ValueError("arguments that are not an object")
+    return name, json.dumps(arguments, ensure_ascii=False)
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deep") from None
+
+
+# -- the second look: what a cheap check at the boundary sent here ----------------------
+
+
+def second_look(turn: Any, make_call: Callable[[str, str, str], Any]) -> Any:
+    """The turn as it should be read, or the :class:`ModelFailure` it really is.
+
+    ``turn`` is a ``request.ModelTurn`` that a quick look found odd; ``make_call``
+    builds one of its calls from ``(id, name, arguments)``. In order:
+
+    1. lone surrogates become U+FFFD (the next request could not be encoded);
+    2. a ``<think>`` block or a bare ``</think>`` in the text moves to the reasoning;
+    3. a refusal, a moderated or failed ending (``failures.FINISH_FAILURES``), an
+       ending that announces a call without one, and a call written as text that
+       cannot be read are failures, each naming the cause and the fix;
+    4. calls written as text become calls (a warning names the server's fix);
+    5. arguments ``"null"`` become ``{}``; arguments that are not a JSON object go
+       back to the service as ``{}`` (the tool still gets them as they came, and
+       answers ``INVALID_ARGUMENTS``), since a strict server re-parses the history.
+    """
+    turn = without_lone_surrogates(turn)
+    if turn.content and ("<think>" in turn.content or THINK_END in turn.content):
+        answer, thought = split_content(turn.content)
+        reasoning = "\n".join(t for t in (turn.reasoning, thought) if t) or None
+        turn = replace(turn, content=answer or None, reasoning=reasoning)
+    failure = _no_answer(turn)
+    if failure is not None:
+        return failure
+    notes = list(turn.notes)
+    if not turn.calls and turn.content:
+        try:
+            found = calls_in_text(turn.content)
+        except ValueError:
+            return ModelFailure("bad_reply", tr("model.call_as_text"), tokens=turn.tokens)
+        if found is not None:
+            rest, written = found
+            calls = [make_call("", name, arguments) for name, arguments in written]
+            notes.append(tr("provider.calls_from_text", n=len(calls)))
+            turn = replace(turn, content=rest, calls=calls, call_fields=())
+    if turn.calls:
+        turn = replace(turn, **_arguments_fixed(turn))
+    return replace(turn, notes=tuple(dict.fromkeys(notes)))
+
+
+def _no_answer(turn: Any) -> ModelFailure | None:
+    """The failure a reply that arrived really is, or ``None``."""
+    ending = turn.finish_reason or ""
+    if turn.refusal:
+        return ModelFailure(
+            "refused", tr("provider.refused", text=turn.refusal), tokens=turn.tokens
+        )
+    kind = FINISH_FAILURES.get(ending)
+    if kind is not None:
+        key = "model.finish_blocked" if kind == "blocked" else "model.finish_service_error"
+        return ModelFailure(kind, tr(key, reason=ending), tokens=turn.tokens)
+    if ending.lower() in LOST_CALL_ENDINGS:
+        return ModelFailure(
+            "call_lost", tr("provider.malformed_call", reason=ending), tokens=turn.tokens
+        )
+    if ending in CALL_ENDINGS and not turn.calls and not _has_text_call(turn.content):
+        key = "provider.call_announced_text" if turn.content else "provider.call_announced"
+        return ModelFailure("call_lost", tr(key, reason=ending), tokens=turn.tokens)
+    return None
+
+
+def _has_text_call(content: str | None) -> bool:
+    try:
+        return bool(content) and calls_in_text(content) is not None
+    except ValueError:
+        return True  # a broken text call: named as such further on
+
+
+def _arguments_fixed(turn: Any) -> dict[str, Any]:
+    """Arguments ``"null"`` read as ``{}``; a lone surrogate escaped inside them
+    (``"\\ud83d"``) replaced; for arguments that are not a JSON object, ``{}`` in
+    the history that goes back (through ``call_fields``, which
+    ``ModelTurn.as_message`` lays over the call)."""
+    calls, fields = [], list(turn.call_fields or ({} for _ in turn.calls))
+    for position, call in enumerate(turn.calls):
+        parsed = _parsed(call.arguments)
+        if call.arguments.strip() in ("null", ""):  # Groq, for a tool without parameters
+            call = replace(call, arguments="{}")
+        elif not isinstance(parsed, dict):
+            function = {"name": call.name, "arguments": "{}"}
+            fields[position] = {**fields[position], "function": function}
+        elif "\\u" in call.arguments and (clean := without_lone_surrogates(parsed)) != parsed:
+            call = replace(call, arguments=json.dumps(clean, ensure_ascii=False))
+        calls.append(call)
+    return {"calls": calls, "call_fields": tuple(fields)}
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """``value`` with every lone UTF-16 surrogate (half of an emoji a service sent as
+    ``"\\ud83d"``) replaced by U+FFFD: UTF-8 has no form for it, so a request that
+    carries it back cannot be sent. A pair that belongs together is joined into
+    its character. Walks strings, lists, tuples, dicts and dataclasses."""
+    if isinstance(value, str):
+        if not LONE_SURROGATE.search(value):
+            return value
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list | tuple):
+        items = [without_lone_surrogates(v) for v in value]
+        return value._make(items) if hasattr(value, "_make") else type(value)(items)
+    if isinstance(value, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
+    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
+        changes = {
+            name: without_lone_surrogates(getattr(value, name))
+            for name, f in value.__dataclass_fields__.items()
+            if f.init
+        }
+        return replace(value, **changes)
+    return value
+
+
+# -- replies in the other framing ---------------------------------------------------------
 
 
 def json_document(text: str) -> Any:

@@ -17,13 +17,14 @@ rather than ``client.chat.completions.create``: the same bytes on the wire
 history on every call, which made a 200-step run ~20x slower
 (``benchmarks/README.md`` tells the story, with figures).
 
-A reply that arrives can still be a failure: a ``finish_reason`` saying the
-service failed or its moderation stopped the reply
-(``failures.FINISH_FAILURES``), a tool call written as text
-(``quirks.TOOL_CALL_AS_TEXT``), a stream with nothing in it, a body with
-only an ``error``, or a body that is not JSON at all. A reply in the other
-framing than asked for (JSON for a stream, SSE for a plain request) is read
-as what it is, with a warning.
+A reply that arrives can still be a failure: a stream with nothing in it, a
+body with only an ``error``, or a body that is not JSON at all. A reply in the
+other framing than asked for (JSON for a stream, SSE for a plain request) is
+read as what it is, with a warning. Every reply that arrives gets a cheap look
+for the shapes a plain reply never has (:func:`_odd`); only those go on to
+``quirks.second_look``, which reads them (calls written as text, reasoning in
+the text, ``"null"`` arguments …) or names what they are (a refusal, a
+moderated ending, a call announced but missing).
 
 It knows nothing of runs: it does not execute tools, enforce a budget or
 decide to stop.
@@ -32,18 +33,17 @@ decide to stop.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import openai
-from openai import Stream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from ..i18n import tr
 from . import quirks
 from .failures import (
-    FINISH_FAILURES,
     ModelFailure,
     base_resp_failure,
     error_code,
@@ -51,11 +51,14 @@ from .failures import (
     failure_from,
     shown_safely,
 )
-from .streaming import Fragment, StreamedReply, print_delta, read_stream
+from .streaming import ChunkStream, Fragment, StreamedReply, print_delta, read_stream
 
-# What a streamed reply is parsed into. Made once: subscripting a generic goes
-# through typing's cache on every call.
-CHUNK_STREAM = Stream[ChatCompletionChunk]
+CHUNK_STREAM = ChunkStream
+"""What a streamed reply is parsed into: the SDK's stream, repaired (streaming.py)."""
+PLAIN_ENDINGS = (None, "stop", "length", "tool_calls")
+ODD_MARKS = ("<tool_call>", "<think>", "</think>", "[TOOL_CALLS]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]|\\\\u[dD][89a-fA-F]")
+"""Half of an emoji, as a character or as a JSON escape (``\\ud83d``) in arguments."""
 NOT_JSON_SHOWN_CHARS = 200
 """How much of a body that is not JSON its failure message quotes."""
 
@@ -84,11 +87,16 @@ class ModelTurn:
     reasoning: str | None = None
     """The model's thinking, kept apart from the answer (``None``: it showed none)."""
     extra: dict[str, Any] = field(default_factory=dict)
-    """Fields the provider added to its message (DeepSeek: ``reasoning_content``)."""
+    """The provider's own fields that go back with the message (``quirks.SENT_BACK``;
+    DeepSeek: ``reasoning_content``)."""
     call_fields: tuple[dict[str, Any], ...] = ()
-    """Per call, in order, the fields the provider added to it (Gemini 3: ``extra_content``)."""
+    """Per call, in order, what goes back with it beyond the plain shape: the provider's
+    own fields (Gemini 3: ``extra_content``), or a ``function`` that replaces the one
+    it came with (arguments that are not JSON go back as ``{}``)."""
     notes: tuple[str, ...] = ()
     """Warnings about how the reply had to be read (e.g. a legacy ``function_call``)."""
+    refusal: str | None = None
+    """What the model said when it declined the request (OpenAI's ``refusal``)."""
 
     def as_message(self) -> dict[str, Any]:
         """The assistant message that goes back into the history.
@@ -141,10 +149,37 @@ def request_turn(
         turn = turn_from_text(exc.doc, stream)
     except Exception as exc:  # whatever the service or its reply does, the run survives
         return failure_from(exc, secret=getattr(client, "api_key", None))
-    failure = turn if isinstance(turn, ModelFailure) else _failed_ending(turn)
-    if failure is None:
+    if isinstance(turn, ModelTurn) and _odd(turn):
+        turn = quirks.second_look(turn, CallRequest)
+    if isinstance(turn, ModelTurn):
         return turn
-    return replace(failure, message=shown_safely(failure.message, getattr(client, "api_key", None)))
+    return replace(turn, message=shown_safely(turn.message, getattr(client, "api_key", None)))
+
+
+def _odd(turn: ModelTurn) -> bool:
+    """Does the turn have a shape a plain reply never has? A quick look (a few string
+    tests, one JSON parse per call) that sends only such turns to ``quirks.py``."""
+    text = turn.content or ""
+    pieces = (text, turn.reasoning or "", *(call.arguments for call in turn.calls))
+    return bool(
+        turn.refusal
+        or turn.finish_reason not in PLAIN_ENDINGS
+        or (turn.finish_reason == "tool_calls" and not turn.calls)
+        or (not turn.calls and text.lstrip()[:1] in ("{", "["))
+        or any(mark in text for mark in ODD_MARKS)
+        or not all(_json_object(call.arguments) for call in turn.calls)
+        or any(
+            ("\\u" in piece or not piece.isascii()) and LONE_SURROGATE.search(piece)
+            for piece in pieces
+        )
+    )
+
+
+def _json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def other_framing(text: str) -> bool:
@@ -181,9 +216,9 @@ def _turn_from_stream(s: StreamedReply) -> ModelTurn | ModelFailure:
     notes = s.notes
     if s.finish_reason is None and not calls:  # e.g. the connection closed mid-answer
         notes += (tr("model.no_finish_reason"),)
-    if s.extra or notes or any(c.extra for c in s.calls):
+    if s.extra or notes or s.refusal or any(c.extra for c in s.calls):
         call_fields = tuple(c.extra for c in s.calls)
-        return replace(turn, extra=s.extra, notes=notes, call_fields=call_fields)
+        return replace(turn, extra=s.extra, notes=notes, call_fields=call_fields, refusal=s.refusal)
     return turn
 
 
@@ -217,18 +252,6 @@ def _framing_note(text: str, stream_asked: bool) -> str:
     if quirks.json_document(text) is not None:
         return tr("provider.json_for_stream")
     return tr("provider.stream_mislabelled")  # SSE, as asked, under a JSON or HTML label
-
-
-def _failed_ending(turn: ModelTurn) -> ModelFailure | None:
-    """A reply that arrived but must not count as an answer: its ``finish_reason``
-    says the service failed or refused, or it holds a tool call written as text."""
-    kind = FINISH_FAILURES.get(turn.finish_reason or "")
-    if kind is not None:
-        key = "model.finish_blocked" if kind == "blocked" else "model.finish_service_error"
-        return ModelFailure(kind, tr(key, reason=turn.finish_reason), tokens=turn.tokens)
-    if not turn.calls and turn.content and quirks.TOOL_CALL_AS_TEXT.match(turn.content):
-        return ModelFailure("bad_reply", tr("model.call_as_text"), tokens=turn.tokens)
-    return None
 
 
 def request_body(
@@ -273,21 +296,26 @@ def turn_from_completion(response: Any) -> ModelTurn | ModelFailure:
         if isinstance(base_resp, dict) and base_resp.get("status_code"):  # MiniMax, also a 200
             return base_resp_failure(base_resp)
         return ModelFailure("bad_reply", tr("model.no_choices"))
-    message = choices[0].message
+    message, finish_reason = choices[0].message, choices[0].finish_reason
+    notes: tuple[str, ...] = ()
+    if len(choices) > 1:  # agentlab never asks for n > 1: one reply split into pieces
+        message, finish_reason = quirks.merged_choices(choices)
+        notes = (tr("provider.split_choices", n=len(choices)),)
     tool_calls = message.tool_calls or []
     calls = [_call_from(tc) for tc in tool_calls]
-    usage, finish_reason = getattr(response, "usage", None), choices[0].finish_reason
-    if _plain(message, tool_calls):
+    usage = getattr(response, "usage", None)
+    if not notes and _plain(message, tool_calls):
         return make_turn(message.content, calls, usage, finish_reason)
     # reasoning, typed parts, a provider's own fields, a legacy call: quirks.py
     content, reasoning, extra, legacy = quirks.read_message(message)
-    notes = ()
     if legacy and not calls:  # the deprecated functions API: one call, no id
         calls = [CallRequest("", as_text(legacy.name), as_text(legacy.arguments))]
-        notes = (tr("provider.legacy_function_call"),)
-    call_fields = tuple(quirks.kept_fields(tc) for tc in tool_calls) if tool_calls else ()
+        notes += (tr("provider.legacy_function_call"),)
+    call_fields = tuple(quirks.sent_back(quirks.kept_fields(tc)) for tc in tool_calls)
     turn = make_turn(content, calls, usage, finish_reason, (), reasoning)
-    return replace(turn, extra=extra, notes=notes, call_fields=call_fields)
+    refusal = getattr(message, "refusal", None)
+    refusal = refusal if isinstance(refusal, str) and refusal.strip() else None
+    return replace(turn, extra=extra, notes=notes, call_fields=call_fields, refusal=refusal)
 
 
 def _error_in_body(error: Any) -> ModelFailure:
@@ -301,11 +329,13 @@ def _error_in_body(error: Any) -> ModelFailure:
 
 
 def _plain(message: Any, tool_calls: list[Any]) -> bool:
-    """The plain OpenAI shape: text (no ``<think>`` block) or null, tool calls, nothing else."""
-    content = message.content
-    if content is not None and (not isinstance(content, str) or quirks.THINK_BLOCK.match(content)):
+    """The plain OpenAI shape: text or null, tool calls, nothing else. (Text that
+    hides a call or reasoning is caught by :func:`_odd`, after either reader.)"""
+    if message.content is not None and not isinstance(message.content, str):
         return False
     if getattr(message, "model_extra", None) or message.function_call is not None:
+        return False
+    if getattr(message, "refusal", None) is not None:
         return False
     return not any(getattr(tc, "model_extra", None) for tc in tool_calls)
 

@@ -25,7 +25,14 @@ So ids never split a call (Kimi and LM Studio send a fresh id on every
 fragment, another server two ids for one call); parallel calls that all say
 ``index: 0`` or carry neither index nor id (Gemini) are still told apart by
 their names; and a fragment with no index fills the call that is waiting for
-its arguments. The first non-empty id and name of a call win.
+its arguments. The first non-empty id and name of a call win. A piece that
+repeats all the arguments so far replaces them, and a closing chunk that
+resends the whole call adds nothing (streams that repeat instead of append).
+
+:class:`ChunkStream` is the SDK's stream with three repairs at the wire: an
+event without data does not end it, and a reply is complete once
+``finish_reason`` and usage have arrived (or a short grace after
+``finish_reason`` has passed), whether or not ``[DONE]`` follows.
 
 Two more things arrive in streamed ``content`` and are sorted out here:
 a ``<think>…</think>`` block opening the text (:class:`ThinkTags` sends it
@@ -44,11 +51,15 @@ nothing here executes tools or decides to stop.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import openai
+from openai import Stream
 from openai.types import CompletionUsage
+from openai.types.chat import ChatCompletionChunk
 
 from ..i18n import tr
 from . import quirks
@@ -138,7 +149,7 @@ class ToolCallAssembler:
         if fragment.name and not call.name:
             call.name = fragment.name
         if fragment.arguments:
-            call.arguments += fragment.arguments
+            call.arguments = _joined(call.arguments, fragment.arguments)
         if getattr(piece, "model_extra", None):
             quirks.merge_fields(call.extra, quirks.kept_fields(piece))
 
@@ -165,7 +176,7 @@ class ToolCallAssembler:
         """The assembled calls, ordered by index, then by arrival."""
         ordered = sorted(self._calls, key=lambda c: (c.index, c.arrival))
         return [
-            AssembledCall(c.id, c.name, c.arguments, c.extra)
+            AssembledCall(c.id, c.name, c.arguments, quirks.sent_back(c.extra) if c.extra else {})
             for c in ordered
             if c.id or c.name or c.arguments  # an empty trailing fragment is no call
         ]
@@ -176,7 +187,20 @@ def _starts_new_call(fragment: Fragment, call: _Call) -> bool:
         return False  # continuations carry no name
     if fragment.id and fragment.id == call.id:
         return False  # the same call, its name repeated
+    if fragment.name == call.name and fragment.arguments == call.arguments:
+        return False  # the whole call sent once more, as a closing chunk
     return fragment.name != call.name or call.whole()
+
+
+def _joined(arguments: str, piece: str) -> str:
+    """The arguments so far with one more piece. A piece that starts with all of
+    them resends them rather than adding to them (DeepSeek and Baidu Qianfan
+    through some gateways, hermes-agent PR 35718): it replaces them. A real next
+    piece would have to repeat everything so far, its opening ``{"`` included, at
+    a place where that still makes JSON; tokenizers emit a few characters at a time."""
+    if arguments and piece.startswith(arguments):
+        return piece
+    return arguments + piece
 
 
 def as_text(value: Any) -> str:
@@ -298,8 +322,10 @@ class StreamedReply:
     fragments: tuple[Fragment, ...]
     reasoning: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-    """Fields the provider added to its message, joined across deltas."""
+    """Fields the provider added to its message that go back, joined across deltas."""
     notes: tuple[str, ...] = ()
+    refusal: str | None = None
+    """What the model said when it declined (``delta.refusal``)."""
 
 
 def _usage_in(choice: Any) -> CompletionUsage | None:
@@ -321,6 +347,7 @@ def read_stream(
     ``on_text`` and reasoning to ``on_reasoning`` as they come."""
     text: list[str] = []
     thinking: list[str] = []
+    refusal: list[str] = []
     extra: dict[str, Any] = {}
     notes: list[str] = []
     assembler = ToolCallAssembler()
@@ -352,6 +379,8 @@ def read_stream(
             fields = quirks.kept_fields(delta)
             quirks.merge_fields(extra, fields)
             say(None, quirks.reasoning_in(fields))
+        if isinstance(getattr(delta, "refusal", None), str):  # OpenAI: the model declined
+            refusal.append(delta.refusal)
         content = getattr(delta, "content", None)
         if isinstance(content, str):
             say(*think.feed(content))
@@ -375,9 +404,84 @@ def read_stream(
         finish_reason=finish_reason if isinstance(finish_reason, str) else None,
         fragments=tuple(assembler.fragments),
         reasoning=reasoning or None,
-        extra=extra,
+        extra=quirks.sent_back(extra) if extra else extra,
         notes=tuple(dict.fromkeys(notes)),
+        refusal="".join(refusal) or None,
     )
+
+
+FINISH_GRACE_S = 2.0
+"""How long a stream may go on after its ``finish_reason`` without sending usage or
+closing. Servers send the usage chunk right behind the finishing one (both are known
+when generation stops; ``stream_options.include_usage`` asks for it "before the
+data: [DONE] message"), so only a proxy's flush separates them: well under a second.
+Two seconds covers a slow proxy and costs little next to a model request; keep-alive
+comments, the only thing a stream that never closes still sends, come every 10 to
+15 s (llmgateway PR 2334: every 15 s), so the wait ends at the first of them after
+the grace."""
+
+
+class ChunkStream(Stream[ChatCompletionChunk]):
+    """The SDK's stream of chunks, ending where a complete reply ends.
+
+    - An event without data (a keep-alive after an ``id:`` or ``retry:`` line, an
+      empty ``data:``) is skipped. The SSE spec dispatches no such event; the SDK's
+      decoder does, then fails to parse it and loses the whole stream
+      (openai-python issues 2722 and 3833).
+    - A reply is complete once ``finish_reason`` and then usage have arrived: the
+      stream ends there, ``[DONE]`` or not.
+    - After ``finish_reason`` it waits at most :data:`FINISH_GRACE_S` for usage,
+      ``[DONE]`` or the end of the body; a connection that breaks or times out by
+      then ends the reply instead of failing it. Some servers send neither
+      ``[DONE]`` nor a close, only keep-alives (bifrost issue 6784).
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.finished_at: float | None = None  # when finish_reason arrived
+        self._decoder = _DataEvents(self._decoder, self)
+
+    def __stream__(self) -> Iterator[ChatCompletionChunk]:
+        chunks = super().__stream__()
+        try:
+            for chunk in chunks:
+                yield chunk
+                choices = getattr(chunk, "choices", None) or []
+                if self.finished_at is None and any(c.finish_reason for c in choices):
+                    self.finished_at = time.monotonic()
+                usage = getattr(chunk, "usage", None) or (choices and _usage_in(choices[0]))
+                if self.finished_at is not None and usage:
+                    return
+        except (openai.APITimeoutError, openai.APIConnectionError):
+            if self.finished_at is None:
+                raise  # cut off before the reply ended: a failure
+        finally:
+            chunks.close()  # closes the response, also when we stop early
+
+    def given_up(self) -> bool:
+        """Has the grace after ``finish_reason`` run out?"""
+        started = self.finished_at
+        return started is not None and time.monotonic() - started > FINISH_GRACE_S
+
+
+@dataclass
+class _DataEvents:
+    """The SDK's SSE decoder, passing on only events that carry data, and reading
+    no more bytes once the stream's grace has run out."""
+
+    decoder: Any
+    stream: ChunkStream
+
+    def iter_bytes(self, iterator: Iterator[bytes]) -> Iterator[Any]:
+        for event in self.decoder.iter_bytes(self._until_given_up(iterator)):
+            if event.data.strip():
+                yield event
+
+    def _until_given_up(self, iterator: Iterator[bytes]) -> Iterator[bytes]:
+        for piece in iterator:
+            yield piece
+            if self.stream.given_up():
+                return
 
 
 def print_delta(text: str) -> None:

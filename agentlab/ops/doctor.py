@@ -12,12 +12,15 @@ nothing failed) or from a notebook's first cell
 - the ``.env`` file: a line that does not parse (with its number), and
   variable names that look like a typo of one agentlab reads;
 - which real model is configured: provider, the host of its URL and the
-  model, never the key (or that none is, which is fine: the notebooks then
-  use scripted models);
+  model, never the key, the fields its preset adds to every request and the
+  day the preset was checked against the provider's docs; a model name the
+  provider retired fails, naming the current one. With nothing configured
+  (fine: the notebooks then use scripted models) the preset table is shown;
 - only when a proxy variable is set (``ALL_PROXY`` from Clash or V2Ray ...):
   that the HTTP library can use it, shown without its ``user:password@``;
 - only when asked (``ping=True``): one tiny chat request to that model, and
-  what its failure means (unreachable, wrong key, unknown model, rate limit).
+  what its failure means (unreachable, wrong key, a model that does not exist
+  or was retired, with the current name when the preset knows it, rate limit).
 
 Each check gives a :class:`Finding` (``ok``, ``warn`` or ``fail``, what was
 found and how to fix it), in Chinese unless ``AGENTLAB_LANG=en``.
@@ -57,9 +60,20 @@ from ..clients.real import (
 )
 from ..i18n import tr
 
+MODEL_MISSING = re.compile(
+    r"model\W[^.\n]{0,60}?(?:does not exist|doesn't exist|not exist|not found|no longer|retired"
+    r"|deprecated|decommissioned|not supported)|supported (?:api )?model names|model_not_found",
+    re.IGNORECASE,
+)
+"""How services say a model name is unknown or retired: DeepSeek ``Model Not Exist``
+and ``The supported API model names are deepseek-v4-pro or deepseek-v4-flash, but you
+passed deepseek-chat`` (raycast/extensions issue 29730), OpenAI ``The model `x` does not
+exist`` (``model_not_found``), SiliconFlow ``Model does not exist``."""
+
 MIN_PYTHON = (3, 11)
 CHINESE_SAMPLE = "中文销售额步数"  # glyphs the charts draw
 MAX_LISTED = 6  # packages named in one finding; the rest are counted
+INDENT = "       "  # a finding's further lines and its fix, under its message
 KNOWN_VARIABLES = [*VARIABLES, "AGENTLAB_OFFLINE", "AGENTLAB_LANG", "AGENTLAB_RUNS_DIR"]
 CHECK_LABELS = {
     "python": "doctor.check.python",
@@ -132,7 +146,7 @@ def render(findings: list[Finding]) -> str:
         level, check = tr(LEVEL_LABELS[f.level]), tr(CHECK_LABELS[f.check])
         lines.append(tr("doctor.line", level=level, check=check, message=f.message))
         if f.fix:
-            lines.append("       " + tr("doctor.fix", fix=f.fix))
+            lines.append(INDENT + tr("doctor.fix", fix=f.fix))
     failed = sum(f.level == "fail" for f in findings)
     warned = sum(f.level == "warn" for f in findings)
     if failed:
@@ -337,16 +351,51 @@ def check_provider(
         settings = load_settings(env_file, environ=settings_env)
     except ModelConfigError as exc:
         if str(exc) == tr("config.nothing"):
-            return Finding("provider", "ok", tr("doctor.provider.none")), None
+            lines = [tr("provider.presets_title"), *map(preset_line, PROVIDERS)]
+            table = "".join(f"\n{INDENT}{line}" for line in lines)
+            return Finding("provider", "ok", tr("doctor.provider.none") + table), None
         finding = Finding("provider", "fail", str(exc), tr("doctor.provider.broken_fix"))
         return finding, None
+    preset = preset_of(settings)
     message = tr(
         "doctor.provider.ok",
         provider=settings.provider,
         host=host_of(settings.base_url),
         model=settings.model,
     )
+    message += f"\n{INDENT}{preset_line(preset)}"
+    current = preset.retired.get(settings.model)
+    if current:
+        retired = tr(
+            "provider.retired_model", model_var=preset.model_var, model=settings.model,
+            provider=preset.name, retired_on=preset.retired_on,
+        )  # fmt: skip
+        fix = tr(
+            "provider.retired_model_fix", model_var=preset.model_var, current=current,
+            default=preset.default_model,
+        )  # fmt: skip
+        return Finding("provider", "fail", f"{message}\n{INDENT}{retired}", fix), settings
     return Finding("provider", "ok", message), settings
+
+
+def preset_of(settings: ModelSettings) -> Provider:
+    return next(p for p in PROVIDERS if p.name == settings.provider)
+
+
+def preset_line(preset: Provider) -> str:
+    """One preset as a line: its variables, defaults, request fields and when it was checked."""
+    variables = tr("list.sep").join(
+        v for v in (preset.key_var, preset.url_var, preset.model_var) if v
+    )
+    fields = ""
+    if preset.request:
+        shown = json.dumps(preset.request, ensure_ascii=False)
+        fields = tr("provider.request_fields", fields=shown)
+    return tr(
+        "provider.preset_line", name=preset.name, variables=variables,
+        model=preset.default_model or tr("provider.preset_no_default"), fields=fields,
+        checked=preset.checked, source=preset.source,
+    )  # fmt: skip
 
 
 def check_proxy(environ: Mapping[str, str]) -> Finding | None:
@@ -374,7 +423,7 @@ def check_ping(
         return Finding("ping", "warn", tr("doctor.ping.offline"), tr("doctor.offline_fix"))
     if settings is None:
         return Finding("ping", "warn", tr("doctor.ping.nothing"), tr("doctor.ping.nothing_fix"))
-    provider = next(p for p in PROVIDERS if p.name == settings.provider)
+    provider = preset_of(settings)
     host = host_of(settings.base_url)
     started = time.perf_counter()
     try:
@@ -389,7 +438,10 @@ def check_ping(
             tr("doctor.ping.timeout", host=host, seconds=timeout),
             unreachable_fix(provider.url_var, provider.name, proxy_variables(environ)),
         )
-    except openai.APIConnectionError:
+    except openai.APIConnectionError as exc:
+        failed = failure_from(exc, secret=settings.api_key)
+        if failed.kind == "bad_reply":  # a reply came but could not be decoded: not the network
+            return Finding("ping", "fail", failed.message, tr("doctor.ping.status_fix"))
         return Finding(
             "ping",
             "fail",
@@ -400,6 +452,8 @@ def check_ping(
         status = exc.status_code
         if status in (401, 403):  # the service's own text may quote the key: not shown
             message = tr("doctor.ping.key", status=status, host=host)
+        elif status in (400, 404) and model_missing(exc.body):
+            return missing_model(settings, provider, status, exc.body)
         elif status == 404:
             message = tr("doctor.ping.not_found", model=settings.model)
         else:
@@ -429,6 +483,33 @@ def check_ping(
         return Finding("ping", level, message, fix)
     ms = round((time.perf_counter() - started) * 1000)
     return Finding("ping", "ok", tr("doctor.ping.ok", model=settings.model, host=host, ms=ms))
+
+
+def model_missing(body: object) -> bool:
+    """Does an error body say the model does not exist or was retired (:data:`MODEL_MISSING`)?"""
+    from ..model.failures import error_code, error_detail
+
+    said = f"{error_detail(body) or ''} {error_code(body) or ''}"
+    code = body.get("code") if isinstance(body, dict) else None
+    return bool(MODEL_MISSING.search(said)) or code == 20012  # SiliconFlow's number for it
+
+
+def missing_model(settings: ModelSettings, preset: Provider, status: int, body: object) -> Finding:
+    """The finding for a model the service does not know: the current name, when the
+    preset knows one (the retired name's successor, else its default)."""
+    from ..model.failures import error_detail, shown_safely
+
+    detail = shown_safely(error_detail(body) or "", settings.api_key)
+    message = tr("provider.model_missing", model=settings.model, status=status, detail=detail)
+    current = preset.retired.get(settings.model) or preset.default_model
+    if current and current != settings.model:
+        fix = tr(
+            "provider.model_missing_fix", model_var=preset.model_var, current=current,
+            provider=preset.name, source=preset.source,
+        )  # fmt: skip
+    else:
+        fix = tr("provider.model_missing_fix_list", model_var=preset.model_var)
+    return Finding("ping", "fail", message, fix)
 
 
 def level_and_fix(status: int | None, provider: Provider) -> tuple[str, str]:

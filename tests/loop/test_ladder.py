@@ -243,16 +243,29 @@ def by_rung_3_and_4(script: list, limit: dict):
 
 def what_ran(messages: list[dict]) -> list:
     """The history, with the texts of calls never run left out (their wording
-    differs), and an empty reply read as ``run_agent`` reads it: no text."""
+    differs), an empty reply read as ``run_agent`` reads it (no text), and
+    arguments that are no JSON object as ``run_agent`` sends them back: ``{}``
+    (a strict server re-parses the history; ``tests/providers/test_reply_shapes.py``)."""
     shown = []
     for m in messages:
         if m["role"] == "tool" and '"NOT_RUN"' in m["content"]:
             shown.append(("tool", m["tool_call_id"], "NOT_RUN"))
-        elif m["role"] == "assistant" and m["content"] == "":
-            shown.append({**m, "content": None})
+        elif m["role"] == "assistant":
+            calls = [sent_back(c) for c in m.get("tool_calls") or []]
+            shown.append(
+                {**m, "content": m["content"] or None, **({"tool_calls": calls} if calls else {})}
+            )
         else:
             shown.append(m)
     return shown
+
+
+def sent_back(call: dict) -> dict:
+    try:
+        whole = isinstance(json.loads(call["function"]["arguments"]), dict)
+    except ValueError:
+        whole = False
+    return call if whole else {**call, "function": {**call["function"], "arguments": "{}"}}
 
 
 @settings(max_examples=80, deadline=None, database=None)

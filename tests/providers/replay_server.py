@@ -35,6 +35,8 @@ class Canned:
     status: int
     content_type: str
     body: bytes
+    headers: tuple[tuple[str, str], ...] = ()
+    """More response headers (e.g. a ``content-encoding`` the body does not have)."""
 
 
 Entry = Canned | Callable[[dict[str, Any]], Canned]
@@ -96,7 +98,65 @@ class TranscriptServer(LoopbackServer):
                 self.send_response(reply.status)
                 self.send_header("content-type", reply.content_type)
                 self.send_header("content-length", str(len(reply.body)))
+                for name, value in reply.headers:
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(reply.body)
 
         self.listen(Handler)
+
+
+Part = bytes | float
+"""A piece of a streamed body, or a pause in seconds before the next one."""
+
+
+class StreamServer(LoopbackServer):
+    """Answers every POST with an SSE body sent piece by piece, as a slow server does.
+
+    ``parts`` are written in order (a float is a pause); then, with ``beat``, the
+    connection stays open and a keep-alive comment (``: ping``) follows every
+    ``beat`` seconds, the way a server that never closes its stream behaves; without
+    ``beat`` it just stays silent. Either way the handler gives up after
+    ``hold`` seconds, or when the server stops. HTTP/1.0: the body ends when the
+    connection closes, as it does for a server that sends no length.
+    """
+
+    def __init__(self, parts: list[Part], beat: float | None = None, hold: float = 0.0) -> None:
+        self.parts, self.beat, self.hold = list(parts), beat, hold
+        self.requests: list[dict[str, Any]] = []
+        self.stopping = threading.Event()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                server.requests.append(json.loads(self.rfile.read(length) or b"{}"))
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                try:
+                    for part in server.parts:
+                        if isinstance(part, float):
+                            server.stopping.wait(part)
+                        else:
+                            self.wfile.write(part)
+                            self.wfile.flush()
+                    waited = 0.0
+                    while waited < server.hold and not server.stopping.is_set():
+                        step = server.beat or 0.05
+                        server.stopping.wait(step)
+                        waited += step
+                        if server.beat:
+                            self.wfile.write(b": ping\n\n")
+                            self.wfile.flush()
+                except OSError:  # the client stopped reading and closed: as a real one may
+                    pass
+
+        self.listen(Handler)
+
+    def __exit__(self, *exc: object) -> None:
+        self.stopping.set()
+        super().__exit__(*exc)

@@ -205,7 +205,10 @@ def test_expect_shape_and_consistency(reply):
         sent = [tc["function"]["name"] for tc in message.get("tool_calls") or []]
         if message.get("function_call"):
             sent.append(message["function_call"]["name"])
-        assert sent == names
+        if e.get("calls_from_text"):  # the calls are written into content, none as tool_calls
+            assert not sent and all(f'"{name}"' in message["content"] for name in names)
+        else:
+            assert sent == names
         assert choice["finish_reason"] == e["finish_reason"]
     if "follow_up" in e:
         assert e["follow_up"]["assistant_message_must_carry"]

@@ -25,6 +25,7 @@ import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import estimate_tokens
+from agentlab.i18n import tr
 from agentlab.model.request import ModelTurn, request_turn
 from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.tools.sales import COURSE_DATA_DIR
@@ -36,7 +37,7 @@ HERE = Path(__file__).parent
 FILES = sorted((COURSE_DATA_DIR / "providers").glob("*/*.json"))
 CORPUS = {f"{f.parent.name}/{f.stem}": json.loads(f.read_text(encoding="utf-8")) for f in FILES}
 ERRORS = [name for name, t in CORPUS.items() if "error" in t["expect"]]
-# Replies that arrive but must not count as an answer (a tool call written as text).
+# Replies that arrive but must not count as an answer (a call written as broken JSON).
 UNUSABLE = [
     name
     for name, t in CORPUS.items()
@@ -255,14 +256,32 @@ def test_an_error_ends_the_run_with_the_providers_explanation(name):
 
 @pytest.mark.parametrize("name", UNUSABLE)
 def test_a_reply_that_is_no_answer_ends_the_run_with_model_error(name):
-    """Ollama sending its tool call as ``<tool_call>`` text: no tool ran, and the
-    student is told to switch on the server's tool-call parsing."""
+    """Llama 3.2 on vLLM writing its call as JSON cut short: no call can be read and it
+    is no answer. No tool ran, nothing was retried (the same server writes the same way),
+    and the student is told to switch on the server's tool-call parsing."""
     t = CORPUS[name]
     result, server = run_once(t, retries=2)
     assert (result.stop_reason, result.outcome) == (t["expect"]["stop_reason"], "model_error")
-    assert len(server.requests) == 1 and result.tool_calls == 0  # asking again would not help
-    assert "<tool_call>" in result.warnings[-1] and "tool_calls" in result.warnings[-1]
-    assert result.answer is None or not result.answer.startswith("<tool_call>")
+    assert len(server.requests) == 1 and result.tool_calls == 0
+    assert tr("model.call_as_text") in result.warnings[-1]
+    assert result.answer is None
+
+
+def test_calls_written_as_text_run_and_the_warning_names_the_servers_fix():
+    """Ollama sending its two calls as Hermes ``<tool_call>`` text: both run, the
+    follow-up sends them back as real ``tool_calls`` (no markup left in ``content``),
+    and the student is told to switch on the server's tool-call parsing."""
+    t = CORPUS["ollama/nous-hermes2pro-tool-call-as-text"]
+    with TranscriptServer([canned(t), final_answer(CLOSING)]) as server:
+        result = run_agent(
+            TASK, client=client_for(server), tools=echo_tools(["get_current_time"]),
+            model=t["model"], on_text=None, trace_dir=False,
+        )  # fmt: skip
+    assert (result.outcome, result.answer, result.tool_calls) == ("completed", CLOSING, 2)
+    assert tr("provider.calls_from_text", n=2) in result.warnings
+    assert "--tool-call-parser" in tr("provider.calls_from_text", n=2)
+    sent = [m for m in server.requests[1]["messages"] if m["role"] == "assistant"][0]
+    assert sent["content"] is None and len(sent["tool_calls"]) == 2
 
 
 def test_openrouter_errors_show_the_upstream_providers_own_reason():

@@ -1,4 +1,4 @@
-"""The run display (``run_html``), the trace viewer (``trace_html``, the CLI), the palette.
+"""The run display (``agentlab.course.display``): ``run_html`` and the trace page ``trace_html``.
 
 Every scenario the chapters show is played (``tests/display_scenarios.py``),
 rendered, and read back with the standard library's HTML parser: the badges
@@ -6,37 +6,37 @@ carry the run's codes, there is one step section per step, each tool call
 shows its status and error code, guard refusals and unrun calls are marked,
 a truncated result shows its marker, a deadline stop names its phase. Then:
 the same run twice gives the same HTML once timings are masked with the
-notebooks' own sanitizer, untrusted text is escaped, English is one switch
-away, and a trace shows the same conversation as the run it came from.
+notebooks' own sanitizer, text from a model, a tool or a file is escaped
+(the templates' autoescape), English is one switch away, and a trace page
+shows the same conversation as the run it came from. What a run and its
+trace are gathered into is tested in ``test_run_view.py``.
 """
 
 from __future__ import annotations
 
-import ast
 import copy
 import json
 import re
 from html.parser import HTMLParser
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agentlab import OUTCOMES, Budget, run_agent
-from agentlab.clients import ScriptedClient, call, say
+from agentlab import OUTCOMES, STOP_REASONS, run_agent
+from agentlab.clients import Reply, ScriptedClient, ToolCall, call, say
 from agentlab.course import palette
 from agentlab.course.display import meaning, run_html, trace_html
 from agentlab.i18n import CATALOG, placeholders
 from agentlab.loop.trace import read_trace
-from agentlab.ops.cli import main
-from agentlab.ops.cli_parser import error_line
-from agentlab.tools import Tool, ToolRegistry, ok
+from agentlab.tools import Tool, ToolRegistry, error, ok
 
-from .display_scenarios import ALL as SCENARIOS
-from .display_scenarios import DEADLINE_S, course_runs
+from ..display_scenarios import ALL as SCENARIOS
+from ..display_scenarios import DEADLINE_S, course_runs
 
-SANITIZE = Path(__file__).with_name("nbval_sanitize.cfg")
+SANITIZE = Path(__file__).parents[1] / "nbval_sanitize.cfg"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 GUARDED = {"REPEATED_CALL": "refused", "TOO_MANY_CALLS": "refused", "NOT_RUN": "not_run"}
 
@@ -138,11 +138,6 @@ def badge(tree: Node, field: str) -> Node | None:
 
 
 # -- the runs -------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    return course_runs(tmp_path_factory.mktemp("runs"))
 
 
 @pytest.fixture(scope="module")
@@ -265,11 +260,10 @@ def test_a_far_deadline_is_named_not_drawn(runs):
 
 
 def test_the_same_run_twice_gives_the_same_html(runs, rerun):
-    for name in SCENARIOS:
-        first, again = run_html(runs[name]), run_html(rerun[name])
-        assert run_html(runs[name]) == first, f"{name}: one result, two renderings"
-        assert sanitize(first) == sanitize(again), name
-        assert "≈" in first  # there were timings to mask
+    first = {name: run_html(runs[name]) for name in SCENARIOS}
+    assert [n for n in SCENARIOS if run_html(runs[n]) != first[n]] == []  # one result, one HTML
+    assert [n for n in SCENARIOS if sanitize(first[n]) != sanitize(run_html(rerun[n]))] == []
+    assert all("≈" in html for html in first.values())  # there were timings to mask
 
 
 def test_timings_appear_only_in_forms_the_sanitizer_masks(runs):
@@ -290,6 +284,36 @@ def test_untrusted_text_is_shown_as_text(runs):
     assert "https://example.invalid/<b>" in tree.one("al-args").text()
     assert "<i>完</i>" in tree.one("al-answer").text()
     assert "&lt;script&gt;" in html
+
+
+SCRIPT = "<script>alert('x')</script>"
+
+
+def test_a_script_from_the_model_or_a_tool_stays_text(tmp_path):
+    """The task, the model's words, the arguments it sent, a tool's data and a tool's
+    error message each carry a script: the run and its trace page show all five as text."""
+    tools = ToolRegistry(
+        [
+            Tool("page", "A page.", {"properties": {}}, lambda: ok({"html": SCRIPT})),
+            Tool("fails", "Fails.", {"properties": {"q": {}}}, lambda q: error("BAD", SCRIPT)),
+        ]
+    )
+    asks = (ToolCall("page", {}), ToolCall("fails", {"q": SCRIPT}))
+    client = ScriptedClient([Reply(content=SCRIPT, tool_calls=asks), say(SCRIPT)])
+    task = f"看看 {SCRIPT}"
+    result = run_agent(task, client=client, tools=tools, trace_dir=tmp_path, task_id="script")
+    for html in (run_html(result), trace_html(read_trace(result.trace_path))):
+        tree = parse(html)
+        assert "<script" not in html and not tree.all(tag="script")
+        assert html.count("&lt;script&gt;") >= 6
+        assert SCRIPT in tree.one("al-task").text() and SCRIPT in tree.one("al-answer").text()
+        first, last = tree.all("al-assistant")
+        assert SCRIPT in first.text() and SCRIPT in last.text()
+        page, fails = tree.all("al-call")
+        assert SCRIPT in page.one("al-result").text()
+        assert SCRIPT in fails.all("al-args")[0].text() and SCRIPT in fails.one("al-errmsg").text()
+    templates = files("agentlab.course").joinpath("templates")
+    assert [t.name for t in templates.iterdir() if "|safe" in t.read_text(encoding="utf-8")] == []
 
 
 def test_self_contained_scoped_and_free_of_ids(runs):
@@ -320,11 +344,13 @@ def test_english_is_one_switch_away(runs, monkeypatch):
 def test_a_badge_never_repeats_its_code_as_its_meaning(runs, lang, monkeypatch):
     """English showed the run status as "failed failed": the words must add something."""
     monkeypatch.setenv("AGENTLAB_LANG", lang)
-    for name, result in runs.items():
-        tree = parse(run_html(result))
-        for shown in tree.all("al-badge"):
-            code = shown.one("al-code").text()
-            assert shown.one("al-mean").text() != code, (name, shown.attrs["data-field"])
+    repeated = [
+        (name, shown.attrs["data-field"])
+        for name, result in runs.items()
+        for shown in parse(run_html(result)).all("al-badge")
+        if shown.one("al-mean").text() == shown.one("al-code").text()
+    ]
+    assert repeated == []
 
 
 @pytest.mark.parametrize("depth", [500, 5000])
@@ -337,29 +363,32 @@ def test_a_run_with_arguments_nested_too_deep_still_shows(depth):
     assert "INVALID_ARGUMENTS" in page and "[[[[" in page  # the text as sent, folded
 
 
-def test_a_result_without_events_still_shows_its_conversation():
-    client = ScriptedClient([call("always", x=1), say("好了")])
-    from agentlab.tools import Tool, ToolRegistry, ok
-
-    tools = ToolRegistry([Tool("always", "x", {"properties": {"x": {}}}, lambda x: ok(x))])
-    result = run_agent("任务", client=client, tools=tools, trace_dir=False, task_id="no-trace")
-    result.events = None  # as a RunResult from before the core kept its events
-    tree = parse(run_html(result))
-    assert tree.one("al-timeline").all("al-quiet")  # says there is no timeline
-    assert skeleton(run_html(result)) == [("1", [("always", "ok", "")], [], []), ("2", [], [], [])]
-
-
-def test_a_trace_from_another_run_with_the_same_id_is_not_used(runs, tmp_path):
-    result = copy.copy(runs["loop"])
-    result.events = None  # so the trace file is read
-    trace = tmp_path / "trace.jsonl"
-    events = read_trace(runs["capped"].trace_path)  # a different run
-    trace.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
-    result.trace_path = str(trace)
-    assert not parse(run_html(result)).all("al-span")
+def test_what_a_run_lacks_is_said(runs):
+    """No phase recorded: the timeline says so. An older trace (no contents, no answer
+    in its stop event): each result and the answer say they were not recorded."""
+    assert parse(trace_html([])).one("al-timeline").all("al-quiet")
+    older = [
+        {k: v for k, v in e.items() if k not in ("content", "answer")} for e in runs["huge"].events
+    ]
+    tree = parse(trace_html(older))
+    assert tree.all("al-call") and all(
+        "没有记录" in shown.one("al-result").text() for shown in tree.all("al-call")
+    )
+    assert "没有记录最终回答" in tree.one("al-answer").text()
 
 
-# -- the trace viewer ---------------------------------------------------------------------
+def test_an_unfinished_trace_says_so_and_escapes_what_it_has():
+    events = [
+        {"event": "start", "task": "半截", "budget": {"max_seconds": 1}},
+        {"event": "phase", "phase": "decide", "step": 1, "status": "ok", "calls": ["x"]},
+        {"event": "phase", "phase": "tool", "step": 1, "tool": "x", "status": "error"},
+        "not an event",
+        {"event": "warning", "step": 1, "message": "<b>careful</b>"},
+    ]
+    tree = parse(trace_html(events))  # type: ignore[arg-type]
+    assert tree.one("al-alert") and not tree.all("al-end")  # no stop event: said so
+    assert tree.one("al-warn").text().endswith("<b>careful</b>") and not tree.one("al-warn").all()
+    assert len(tree.one("al-events").all(tag="tr")) == 1 + 4  # the events, not the string
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
@@ -379,129 +408,17 @@ def test_a_trace_shows_what_its_run_shows(runs, name):
     assert [a.text() for a in tree.all("al-answer")] == answers
 
 
-OLDER_FIELDS = ("t", "call_id", "content", "reasoning", "answer", "partial_answer", "refused_by")
-
-
-@pytest.mark.parametrize("name", ["repeat", "huge", "done-when", "sales-ok"])
-def test_an_older_trace_shows_what_it_has_and_says_what_it_lacks(runs, name):
-    """Traces written before the core recorded contents (no t, ids, contents, answer)."""
-    result = runs[name]
-    older = [{k: v for k, v in e.items() if k not in OLDER_FIELDS} for e in result.events]
-    for event in older:
-        if event.get("phase") == "decide" and event.get("calls"):
-            event["calls"] = [c["name"] for c in event["calls"]]  # names only, back then
-    page = trace_html(older)
-    tree = parse(page)
-    assert skeleton(page) == skeleton(run_html(result))
-    for call_shown in tree.all("al-call"):
-        assert "没有记录" in call_shown.one("al-result").text()
-    assert "没有记录最终回答" in tree.one("al-answer").text()
-
-
-def test_a_broken_or_unfinished_trace_still_renders():
-    events = [
-        {"event": "start", "task": "半截", "budget": {"max_seconds": 1}},
-        {"event": "phase", "phase": "decide", "step": 1, "status": "ok", "calls": ["x"]},
-        {"event": "phase", "phase": "tool", "step": 1, "tool": "x", "status": "error"},
-        "not an event",
-        {"event": "warning", "step": 1, "message": "<b>careful</b>"},
-    ]
-    tree = parse(trace_html(events))  # type: ignore[arg-type]
-    assert tree.one("al-alert")  # no stop event: said so
-    assert tree.one("al-warn").text().endswith("<b>careful</b>")
-    assert skeleton(trace_html(events)) == [("1", [("x", "error", "")], [], [])]  # type: ignore[arg-type]
-    assert parse(trace_html([])).all("al-run")
-
-
-def test_cli_writes_one_self_contained_page(runs, tmp_path, capsys):
-    trace = Path(runs["wander"].trace_path)
-    out = tmp_path / "wander.html"
-    assert main(["trace", str(trace), "--out", str(out)]) == 0
-    assert capsys.readouterr().out.strip() == str(out)
-    page = out.read_text(encoding="utf-8")
-    assert "<script" not in page and not re.search(r"\bsrc=|\bhref=|url\(|https?://", page)
-    assert "wander" in parse(page).one("al-title").text()  # named after its folder
-    assert main(["trace", str(trace)]) == 0  # default: beside the trace
-    assert trace.with_suffix(".html").exists()
-
-
-@pytest.mark.parametrize(
-    "content", [None, "not json\n", '{"no": "event field"}\n', "[1, 2]\n", "\n"]
-)
-def test_cli_rejects_what_is_not_a_trace_in_one_line(tmp_path, capsys, content):
-    path = tmp_path / "trace.jsonl"
-    if content is not None:
-        path.write_text(content, encoding="utf-8")
-    assert main(["trace", str(path)]) == 2
-    out, err = capsys.readouterr()
-    assert out == "" and err.count("\n") == 1
-    assert err.startswith(error_line("agentlab trace", ""))
-    assert err.count(str(path)) <= 1  # named once, not "cannot read X: X line 1 ..."
-
-
-# -- palette and catalog ------------------------------------------------------------------
-
-
-def contrast(a: str, b: str) -> float:
-    def luminance(colour: str) -> float:
-        rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
-        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
-
-
-def test_one_palette_for_every_outcome_phase_and_status():
-    for table in (palette.OUTCOME_COLORS, palette.OUTCOME_MARKERS, palette.OUTCOME_HATCHES):
-        assert set(table) == set(OUTCOMES)
-    assert len(set(palette.OUTCOME_COLORS.values())) == len(OUTCOMES)
-    assert len(set(palette.OUTCOME_MARKERS.values())) == len(OUTCOMES)  # shape tells too
-    assert len(set(palette.OUTCOME_SYMBOLS.values())) == len(OUTCOMES)
-    assert set(palette.PHASE_COLORS) == {"decide", "tool", "complete"} == set(palette.PHASE_HATCHES)
-    colours = [
-        *palette.OUTCOME_COLORS.values(),
-        *palette.PHASE_COLORS.values(),
-        *palette.STATUS_COLORS.values(),
-        palette.NEUTRAL,
-    ]
-    for colour in colours:
-        assert contrast(colour, palette.ink(colour)) >= 4.5, colour
-    source = Path(palette.__file__).read_text(encoding="utf-8")
-    imports = [
-        n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.Import, ast.ImportFrom))
-    ]
-    assert [getattr(n, "module", None) for n in imports] == ["__future__", "i18n"]  # no matplotlib
-
-
 def test_display_labels_come_in_both_languages():
     keys = [k for k in CATALOG if k.startswith("display.")]
     assert len(keys) > 50
-    for key in keys:
-        zh, en = CATALOG[key]
-        assert zh and en and placeholders(zh) == placeholders(en), key
-    from agentlab import STOP_REASONS
-
-    for code in (*OUTCOMES, *STOP_REASONS, "ok", "error", "refused", "not_run", "decide"):
-        assert meaning(code), code  # every code a badge shows has words next to it
-
-
-def test_budget_deadline_in_the_start_event_reaches_the_timeline(tmp_path):
-    result = run_agent(
-        "x",
-        client=ScriptedClient([say("好")]),
-        tools=course_tools(),
-        budget=Budget(max_seconds=30),
-        trace_dir=tmp_path,
-        task_id="far",
-    )
-    assert "30" in parse(run_html(result)).one("al-legend").text()
-
-
-def course_tools():
-    from agentlab.tools import sales_tools
-
-    return sales_tools()
+    unpaired = [
+        k
+        for k in keys
+        if not (all(CATALOG[k]) and placeholders(CATALOG[k][0]) == placeholders(CATALOG[k][1]))
+    ]
+    assert unpaired == []
+    codes = (*OUTCOMES, *STOP_REASONS, "ok", "error", "refused", "not_run", "decide")
+    assert [code for code in codes if not meaning(code)] == []  # every badge's code has words
 
 
 def test_reasoning_and_guard_names_where_the_run_has_them(runs):

@@ -1,10 +1,13 @@
-"""Streaming: fragments joined by index, provider quirks, equal to non-streamed runs."""
+"""Streaming: fragments joined by index, provider quirks, equal to non-streamed runs;
+the SDK's stream repaired where it loses or never ends a reply (ChunkStream)."""
 
 from __future__ import annotations
 
 import json
+import time
 from types import SimpleNamespace
 
+import openai
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -12,7 +15,9 @@ from hypothesis import strategies as st
 from agentlab import Budget, run_agent
 from agentlab.clients import Chunking, HttpError, Reply, ScriptedClient, ToolCall, call, say
 from agentlab.clients.behaviours import honest_analyst, todo_clerk
-from agentlab.model.request import request_turn
+from agentlab.model import streaming
+from agentlab.model.failures import ModelFailure
+from agentlab.model.request import ModelTurn, request_turn
 from agentlab.model.streaming import ToolCallAssembler
 from agentlab.tools import file_tools, sales_tools
 
@@ -266,3 +271,163 @@ def test_an_index_that_is_not_an_integer_counts_as_no_index(index):
     assembler.add(piece(index, arguments='"a.md"}'))
     assert [(c.id, c.arguments) for c in assembler.calls()] == [("a", '{"rel_path": "a.md"}')]
     assert assembler.fragments[-1].index is None
+
+
+# -- streams that repeat instead of append ------------------------------------------------
+
+
+def test_pieces_that_resend_all_the_arguments_so_far_replace_them():
+    """Cumulative streaming (DeepSeek and Baidu Qianfan through some gateways,
+    NousResearch/hermes-agent PR 35718): each piece holds everything so far."""
+    assembler = ToolCallAssembler()
+    assembler.add(piece(0, "c1", "read_text", "{"))
+    for so_far in ('{"rel_', '{"rel_path": "meet', '{"rel_path": "meeting.md"}'):
+        assembler.add(piece(0, arguments=so_far))
+    assert [(c.id, c.arguments) for c in assembler.calls()] == [
+        ("c1", '{"rel_path": "meeting.md"}')
+    ]
+
+
+@pytest.mark.parametrize("index", [0, None], ids=["with-index", "without-index"])
+def test_a_closing_chunk_that_resends_the_whole_call_adds_nothing(index):
+    assembler = ToolCallAssembler()
+    assembler.add(piece(index, "c1", "list_dir", '{"rel_path": '))
+    assembler.add(piece(index, arguments='"."}'))
+    assembler.add(piece(index, None, "list_dir", '{"rel_path": "."}'))  # the whole call again
+    assert [(c.id, c.name, c.arguments) for c in assembler.calls()] == [
+        ("c1", "list_dir", '{"rel_path": "."}')
+    ]
+
+
+def test_a_real_next_piece_is_still_appended():
+    assembler = ToolCallAssembler()
+    for part in ('{"a": "{', '\\"a\\": 1}"}'):  # a value that quotes JSON: still appended
+        assembler.add(
+            piece(0, "c1", "f", part) if part.startswith('{"a"') else piece(0, arguments=part)
+        )
+    assert json.loads(assembler.calls()[0].arguments) == {"a": '{"a": 1}'}
+
+
+# -- the stream as the SDK reads it: ChunkStream -------------------------------------------
+
+
+def sse_chunk(
+    delta: dict | None = None, finish: str | None = None, usage: dict | None = None
+) -> str:
+    choices = (
+        []
+        if delta is None and finish is None
+        else [{"index": 0, "delta": delta or {}, "finish_reason": finish}]
+    )
+    body = {
+        "id": "s",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": choices,
+        **({"usage": usage} if usage else {}),
+    }
+    return json.dumps(body, ensure_ascii=False)
+
+
+USAGE = {"prompt_tokens": 9, "completion_tokens": 3, "total_tokens": 12}
+
+
+def streamed_turn(body, **options):
+    import httpx2
+
+    from tests.conftest import plain_client
+
+    def handler(request):
+        content = body() if callable(body) else body.encode()
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=content)
+
+    return request_turn(plain_client(handler), "m", [], [], stream=True, on_text=None, **options)
+
+
+@pytest.mark.parametrize(
+    "before, between",
+    [("id: 1\n", ": keep-alive\n\n"), ("retry: 3000\n\n", "data:\n\n"), ("", "data: \n\n")],
+    ids=["comment-after-id", "retry-then-empty-data", "blank-data"],
+)
+def test_an_event_without_data_does_not_lose_the_stream(before, between):
+    """The SDK's decoder dispatches an empty event after an ``id:`` or ``retry:`` line
+    and then fails to parse it (openai-python issues 2722, 3833; llmgateway PR 2334:
+    ``: ping`` every 15 s with ``id:`` on every chunk). The spec dispatches none."""
+    body = (
+        f"{before}data: {sse_chunk({'role': 'assistant', 'content': '好'})}\n\n"
+        f"{between}id: 2\ndata: {sse_chunk({'content': '了'}, 'stop', USAGE)}\n\n{between}"
+        "data: [DONE]\n\n"
+    )
+    turn = streamed_turn(body)
+    assert (turn.content, turn.finish_reason, turn.tokens) == ("好了", "stop", 12)
+
+
+def heartbeats_after(*events: str, beats: int = 400, every: float = 0.02):
+    """A body generator: the events, then keep-alive comments, no [DONE], no end for
+    ``beats * every`` seconds (what a stream that never closes looks like)."""
+
+    def body():
+        for event in events:
+            yield f"data: {event}\n\n".encode()
+        for _ in range(beats):
+            time.sleep(every)
+            yield b": ping\n\n"
+
+    return body
+
+
+def test_a_stream_is_complete_at_finish_reason_then_usage_without_done():
+    """bifrost issue 6784: finish_reason, usage, then only heartbeats."""
+    started = time.monotonic()
+    turn = streamed_turn(
+        heartbeats_after(
+            sse_chunk({"role": "assistant", "content": "好了"}), sse_chunk({}, "stop"),
+            sse_chunk(usage=USAGE),
+        )
+    )  # fmt: skip
+    assert (turn.content, turn.tokens, turn.usage_reported) == ("好了", 12, True)
+    assert time.monotonic() - started < 2  # not the 8 s of heartbeats
+
+
+def test_without_usage_a_stream_ends_a_grace_after_its_finish_reason(monkeypatch):
+    monkeypatch.setattr(streaming, "FINISH_GRACE_S", 0.3)
+    started = time.monotonic()
+    turn = streamed_turn(
+        heartbeats_after(sse_chunk({"role": "assistant", "content": "好了"}), sse_chunk({}, "stop"))
+    )
+    waited = time.monotonic() - started
+    assert (turn.content, turn.finish_reason, turn.usage_reported) == ("好了", "stop", False)
+    assert 0.3 <= waited < 3
+
+
+def test_usage_on_the_finishing_chunk_ends_the_stream_at_once():
+    """DeepSeek's API reference: no separate usage chunk, the statistics ride on the
+    last chunk, the one with finish_reason."""
+    turn = streamed_turn(heartbeats_after(sse_chunk({"content": "好了"}, "stop", USAGE)))
+    assert (turn.content, turn.tokens) == ("好了", 12)
+
+
+def test_a_silent_connection_after_finish_reason_ends_the_reply_at_the_timeout():
+    """No [DONE], no close, not even keep-alives: the request's read timeout ends the
+    wait, and the reply that had finished is kept (a loopback socket, really silent)."""
+    from tests.providers.replay_server import StreamServer
+
+    parts = [f"data: {sse_chunk({'role': 'assistant', 'content': '好了'}, 'stop')}\n\n".encode()]
+    with StreamServer(parts, hold=20.0) as server:
+        client = openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0)
+        started = time.monotonic()
+        turn = request_turn(client, "m", [], [], timeout=1.0, stream=True, on_text=None)
+    assert isinstance(turn, ModelTurn), turn
+    assert (turn.content, turn.finish_reason) == ("好了", "stop")
+    assert time.monotonic() - started < 5
+
+
+def test_a_silent_connection_before_finish_reason_is_still_a_timeout():
+    from tests.providers.replay_server import StreamServer
+
+    parts = [f"data: {sse_chunk({'role': 'assistant', 'content': '销售额'})}\n\n".encode()]
+    with StreamServer(parts, hold=20.0) as server:
+        client = openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0)
+        failure = request_turn(client, "m", [], [], timeout=1.0, stream=True, on_text=None)
+    assert isinstance(failure, ModelFailure) and failure.kind == "timeout"

@@ -1,0 +1,32 @@
+"""`make notebooks` writes back only outputs that changed beyond what nbval masks."""
+
+from __future__ import annotations
+
+from .refresh_notebooks import coalesced, masked, maskers
+
+
+def stream(text: str) -> dict:
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+def test_outputs_that_differ_only_where_nbval_masks_are_the_same():
+    rules = maskers()
+    one = [{"output_type": "display_data", "data": {"text/html": 'x <span class="al-id">'
+            'afdfe00f8c47</span> at 0x7f00aa11 ≈5ms'}, "metadata": {}}]  # fmt: skip
+    two = [{"output_type": "display_data", "data": {"text/html": ['x <span class="al-id">',
+            '58286b570248</span> at 0x7fbb2233 ≈12ms']}, "metadata": {}}]  # fmt: skip
+    assert masked(one, rules) == masked(two, rules)
+    three = [{"output_type": "display_data", "data": {"text/html": "y"}, "metadata": {}}]
+    assert masked(one, rules) != masked(three, rules)
+
+
+def test_a_stream_split_in_two_is_one_output():
+    merged = coalesced([stream("a"), stream("b\n"), {"output_type": "error"}, stream("c")])
+    assert [o.get("text") for o in merged] == ["ab\n", None, "c"]
+    assert masked([stream("ab\n")], []) == masked(coalesced([stream("a"), stream("b\n")]), [])
+
+
+def test_coalescing_leaves_the_outputs_as_they_were():
+    outputs = [stream("a"), stream("b")]
+    coalesced(outputs)
+    assert outputs == [stream("a"), stream("b")]
