@@ -481,7 +481,7 @@ def tree_now() -> str:
 
 Cell = tuple[str, int, bool, str]
 """(row, steps, keyed, tree)"""
-MAX_BUDGETS = 5
+MAX_BUDGETS = 6
 """A cell short of its runs may take this many times its time budget: the
 200-step SDK rows take 0.3 s of CPU a run on a quiet machine, twice that on
 a busy one, and their ratios need about ten rounds."""
@@ -686,7 +686,7 @@ def main() -> None:
         serve()
         return
     started = time.perf_counter()
-    budget_s, min_runs, max_runs = (0.25, 3, 20) if args.quick else (1.0, 10, 200)
+    budget_s, min_runs, max_runs = (0.25, 3, 20) if args.quick else (0.5, 10, 200)
     commit, old_root = tree_before(args.before)
     roots = {"now": ROOT, "before": old_root}
     workers = {
