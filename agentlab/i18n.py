@@ -366,14 +366,15 @@ CATALOG: dict[str, tuple[str, str]] = {
         "...（起始代码里的占位符）",
         "... (the starter's placeholder)",
     ),
-    "registry.unchecked_schema": (
-        "工具 {name} 的参数 schema 里有参数检查不支持的关键字或写法：{keywords}。"
-        "请只用 type、enum、const、properties、required、items（一个 schema）、"
-        "additionalProperties（true/false）以及数值、长度和格式（正则表达式）约束",
-        "the parameter schema of tool {name} has keywords or values the argument check does "
-        "not support: {keywords}. Use only type, enum, const, properties, required, items (one "
-        "schema), additionalProperties (true/false) and bounds on numbers, lengths and "
-        "patterns (regular expressions)",
+    "registry.bad_schema": (
+        "工具 {name} 的参数 schema 不能用来检查参数"
+        "（支持 JSON Schema draft 7 的关键字）：{problem}",
+        "the parameter schema of tool {name} cannot check arguments (JSON Schema draft 7 "
+        "keywords are supported): {problem}",
+    ),
+    "registry.breaks_rule": (
+        "不符合参数 schema 里的 {rule} 规则",
+        "does not satisfy the schema's {rule} rule",
     ),
     "registry.raised": ("{name} 抛出了异常：{error}", "{name} raised {error}"),
     "registry.not_a_result": (

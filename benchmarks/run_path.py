@@ -107,10 +107,19 @@ def imported_from(path: Path) -> dict[str, Path]:
 def names_read(path: Path, lines: set[int]) -> set[str]:
     """Names (and ``module.NAME`` heads) loaded on the executed lines."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    # Annotations and default values are read when a function is defined, not when it runs.
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            parts = [node.returns, *node.args.defaults, *node.args.kw_defaults]
+            parts += [a.annotation for a in (*node.args.args, *node.args.kwonlyargs)]
+            skipped |= {id(n) for part in parts if part is not None for n in ast.walk(part)}
+        elif isinstance(node, ast.AnnAssign):
+            skipped |= {id(n) for n in ast.walk(node.annotation)}
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if node.lineno in lines:
+            if node.lineno in lines and id(node) not in skipped:
                 found.add(node.id)
     return found
 

@@ -132,3 +132,19 @@ def english(monkeypatch: pytest.MonkeyPatch) -> None:
     """Messages in English, for tests that check what a message says
     (the Chinese default is checked pair by pair in test_i18n.py)."""
     monkeypatch.setenv("AGENTLAB_LANG", "en")
+
+
+@pytest.fixture
+def no_threads(monkeypatch: pytest.MonkeyPatch):
+    """No thread can start here, as in Pyodide."""
+    import threading
+
+    from agentlab.deadline import threads_available
+
+    def refuse_to_start(self) -> None:
+        raise RuntimeError("can't start new thread")
+
+    threads_available.cache_clear()
+    monkeypatch.setattr(threading.Thread, "start", refuse_to_start)
+    yield
+    threads_available.cache_clear()

@@ -21,8 +21,8 @@ import agentlab
 from agentlab import OUTCOMES, STOP_REASONS, Budget, run_agent
 from agentlab.clients import scripted
 from agentlab.i18n import CATALOG, language, placeholders, set_language, tr
-from agentlab.model.failures import TOOL_ERROR_CLASSES
 from agentlab.tools import sales_tools
+from agentlab.tools.result import TOOL_ERROR_CLASSES
 
 PACKAGE = Path(agentlab.__file__).parent
 CJK = re.compile(r"[\u4e00-\u9fff]")

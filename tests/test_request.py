@@ -202,7 +202,8 @@ def second_looks(monkeypatch) -> list:
 @pytest.mark.parametrize("name", PLAIN_REPLIES)
 def test_a_plain_reply_never_gets_a_second_look(name, second_looks):
     finish = "tool_calls" if name == "calls" else "stop"
-    from agentlab.model.request import ModelTurn, request_turn
+    from agentlab.model.request import request_turn
+    from agentlab.model.turn import ModelTurn
 
     turn = request_turn(reply_with(PLAIN_REPLIES[name], finish), "m", [], [])
     assert isinstance(turn, ModelTurn) and second_looks == []

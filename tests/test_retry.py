@@ -22,7 +22,6 @@ from agentlab.model.failures import (
     ModelFailure,
     model_failure_class,
     retry_after,
-    tool_error_class,
 )
 from agentlab.model.retry import MAX_RETRY_WAIT_S
 from agentlab.model.secrets import without_secret
@@ -92,21 +91,6 @@ def test_a_refused_key_is_not_retried_and_says_to_check_the_key(status):
 )
 def test_each_model_failure_has_its_class(failure, expected):
     assert model_failure_class(failure) == expected
-
-
-@pytest.mark.parametrize(
-    "code, expected",
-    [
-        ("TIMEOUT", "transient"),
-        ("PATH_NOT_ALLOWED", "permission"),
-        ("POLICY_DENIED", "permission"),
-        ("CHECK_FAILED", "logic"),
-        ("FILE_NOT_FOUND", "invalid_input"),
-        (None, "invalid_input"),
-    ],
-)
-def test_each_tool_error_code_has_its_class(code, expected):
-    assert tool_error_class(code) == expected
 
 
 def headers(**values: str) -> SimpleNamespace:

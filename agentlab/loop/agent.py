@@ -38,9 +38,9 @@ import openai
 
 from ..deadline import Deadline, threads_available
 from ..i18n import tr
-from ..model.request import CallRequest
 from ..model.secrets import Secret
 from ..model.streaming import print_delta
+from ..model.turn import CallRequest
 from ..tools.registry import ToolRegistry, error
 from .budget import Budget
 from .circles import NoProgressGuard, RepeatGuard

@@ -18,7 +18,7 @@ from .guards import Guard
 from .result import Refuse, Stop, records_of_step
 
 if TYPE_CHECKING:
-    from ..model.request import CallRequest
+    from ..model.turn import CallRequest
     from .state import RunState
 
 

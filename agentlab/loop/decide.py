@@ -20,9 +20,10 @@ import openai
 
 from ..deadline import Deadline, TimedOut, run_within
 from ..i18n import described, tr
-from ..model.failures import KNOWN_FINISH_REASONS, ModelFailure, model_failure_class
-from ..model.request import ModelTurn, request_turn
+from ..model.failures import ModelFailure, model_failure_class
+from ..model.request import request_turn
 from ..model.retry import MAX_RETRY_WAIT_S, given_up, retry_wait
+from ..model.turn import ModelTurn
 from .budget import Budget
 from .result import Stop
 from .state import RunState
@@ -147,8 +148,6 @@ def _accept(turn: ModelTurn, run: RunState, started: float, attempt: int) -> Mod
         run.warn(note)
     if turn.finish_reason == "length" and not turn.calls:  # cut-off calls stop the run
         run.warn(tr("model.cut_off"))
-    elif turn.finish_reason is not None and turn.finish_reason not in KNOWN_FINISH_REASONS:
-        run.warn(tr("model.unknown_finish_reason", reason=turn.finish_reason))
     turn = _with_usable_ids(turn, run)
     _trace_attempt(
         run,

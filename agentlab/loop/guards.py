@@ -26,7 +26,7 @@ from ..tools.registry import error
 from .result import Refuse, Stop
 
 if TYPE_CHECKING:
-    from ..model.request import CallRequest
+    from ..model.turn import CallRequest
     from .state import RunState
 
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..deadline import Deadline
 from ..i18n import tr
-from ..model.failures import tool_error_class
 from ..model.secrets import Secret
 from ..tools.registry import RESULT_JSON, ToolResult, canonical_arguments
+from ..tools.result import tool_error_class
 from .budget import Budget
 from .context import fit_result
 from .result import (
@@ -34,7 +34,7 @@ from .result import (
 from .trace import Trace
 
 if TYPE_CHECKING:
-    from ..model.request import CallRequest
+    from ..model.turn import CallRequest
 
 # Made once (json.dumps with options builds a new encoder per call); its
 # spelling fixes every fingerprint a chapter shows, so it stays as it is.

@@ -34,9 +34,10 @@ a stream, an error body sent with HTTP 200, or a ``finish_reason`` such as
 (``insufficient_quota``, Moonshot's and Zhipu's own names for it) comes as a
 429 or a 403 but is not retried, and is not blamed on the key.
 
-Tool error codes are mapped by :data:`TOOL_ERROR_CLASSES`; a code not listed
-is treated as ``invalid_input`` (feed it back, do not retry). Retrying a
-permission refusal or a failing test is the most common way to burn budget.
+Tool error codes are classed by ``agentlab.tools.result.tool_error_class``; a
+code it does not list is ``invalid_input`` (feed it back, do not retry).
+Retrying a permission refusal or a failing test is the most common way to
+burn budget.
 """
 
 from __future__ import annotations
@@ -264,16 +265,6 @@ def _json_or_text(value: Any) -> Any:
     return value
 
 
-TOOL_ERROR_CLASSES = {
-    "TIMEOUT": "transient",
-    "UNAVAILABLE": "transient",
-    "RATE_LIMITED": "transient",
-    "PATH_NOT_ALLOWED": "permission",
-    "PERMISSION_DENIED": "permission",
-    "POLICY_DENIED": "permission",
-    "CHECK_FAILED": "logic",
-    "TESTS_FAILED": "logic",
-}
 TRANSIENT_STATUS = frozenset({408, 409, 429})
 NOT_RETRIED_CODES = frozenset({"insufficient_quota", "exceeded_current_quota_error", "1113"})
 """Out of credit, whatever the status says: no retry will help. OpenAI sends
@@ -296,11 +287,6 @@ FINISH_FAILURES = {
 """A ``finish_reason`` that says the reply did not end well, and what kind of
 failure that is. Documented values only: the providers' API references."""
 KNOWN_FINISH_REASONS = frozenset({"stop", "length", "tool_calls", "function_call"})
-
-
-def tool_error_class(code: str | None) -> str:
-    """The class of a tool error code (unknown codes: ``invalid_input``)."""
-    return TOOL_ERROR_CLASSES.get(code or "", "invalid_input")
 
 
 def model_failure_class(failure: ModelFailure) -> str:

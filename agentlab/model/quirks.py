@@ -43,7 +43,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..i18n import tr
-from .failures import FINISH_FAILURES, ModelFailure
+from .failures import FINISH_FAILURES, KNOWN_FINISH_REASONS, ModelFailure
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 """Fields that hold reasoning text, in the order they are looked at."""
@@ -271,7 +271,7 @@ def _json(text: str) -> Any:
 def second_look(turn: Any, make_call: Callable[[str, str, str], Any]) -> Any:
     """The turn as it should be read, or the :class:`ModelFailure` it really is.
 
-    ``turn`` is a ``request.ModelTurn`` that a quick look found odd; ``make_call``
+    ``turn`` is a ``turn.ModelTurn`` that a quick look found odd; ``make_call``
     builds one of its calls from ``(id, name, arguments)``. In order:
 
     1. lone surrogates become U+FFFD (the next request could not be encoded);
@@ -279,7 +279,8 @@ def second_look(turn: Any, make_call: Callable[[str, str, str], Any]) -> Any:
     3. a refusal, a moderated or failed ending (``failures.FINISH_FAILURES``), an
        ending that announces a call without one, and a call written as text that
        cannot be read are failures, each naming the cause and the fix;
-    4. calls written as text become calls (a warning names the server's fix);
+    4. an ending no service documents gets a warning; calls written as text become
+       calls (a warning names the server's fix);
     5. arguments ``"null"`` become ``{}``; arguments that are not a JSON object go
        back to the service as ``{}`` (the tool still gets them as they came, and
        answers ``INVALID_ARGUMENTS``), since a strict server re-parses the history.
@@ -293,6 +294,8 @@ def second_look(turn: Any, make_call: Callable[[str, str, str], Any]) -> Any:
     if failure is not None:
         return failure
     notes = list(turn.notes)
+    if turn.finish_reason is not None and turn.finish_reason not in KNOWN_FINISH_REASONS:
+        notes.append(tr("model.unknown_finish_reason", reason=turn.finish_reason))
     if not turn.calls and turn.content:
         try:
             found = calls_in_text(turn.content)

@@ -63,17 +63,7 @@ from openai.types.chat import ChatCompletionChunk
 
 from ..i18n import tr
 from . import quirks
-
-
-@dataclass
-class Fragment:
-    """What one ``delta.tool_calls`` entry carried (``None``: field absent)."""
-
-    chunk: int
-    index: int | None
-    id: str | None
-    name: str | None
-    arguments: str | None
+from .turn import Fragment, as_text
 
 
 class AssembledCall(NamedTuple):
@@ -201,17 +191,6 @@ def _joined(arguments: str, piece: str) -> str:
     if arguments and piece.startswith(arguments):
         return piece
     return arguments + piece
-
-
-def as_text(value: Any) -> str:
-    """A field that should be a string, as one: missing is ``""``, and JSON
-    values (some services send the arguments as an object) become JSON text.
-
-    ``request.py`` keeps its own copy (``request.as_text``) so that a run
-    without streaming never enters this module (``tests/test_reading_path.py``)."""
-    if isinstance(value, str):
-        return value
-    return "" if value is None else json.dumps(value, ensure_ascii=False, default=str)
 
 
 OPEN, CLOSE = "<think>", "</think>"

@@ -417,7 +417,8 @@ def check_ping(
     import openai
 
     from ..model.failures import ModelFailure, failure_from, shown_safely
-    from ..model.request import other_framing, turn_from_completion, turn_from_text
+    from ..model.framing import other_framing, turn_from_text
+    from ..model.turn import turn_from_completion
 
     if environ.get("AGENTLAB_OFFLINE"):
         return Finding("ping", "warn", tr("doctor.ping.offline"), tr("doctor.offline_fix"))

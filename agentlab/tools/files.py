@@ -1,25 +1,14 @@
 """Sandboxed file tools for chapter 01's file agent.
 
 ``list_dir``, ``read_text``, ``write_text`` and ``append_text`` work only
-inside one *sandbox* folder. Every path goes through
-:func:`~agentlab.tools.sandbox.resolve_inside` first, so ``..``, absolute
-paths, backslashes, NUL bytes and symlinks that lead out are refused with
-``PATH_NOT_ALLOWED``; then it is opened with
-:func:`~agentlab.tools.sandbox.open_inside`, which follows no symlink on the
-way, so a link swapped in after the check cannot lead out either. Nothing
-outside is ever read or created through a path. (A hard link is another
-matter: it is the same file under a second name, and no tool can tell it
-from any other file. The tools never make one; see ``sandbox.py``.) ``.env``
-files are refused wherever they are: they hold the API keys.
-
-Each tool is the same three pieces, which is all it takes to add one:
-a function, a JSON schema (inside :class:`~agentlab.tools.registry.Tool`)
-and a registration (:func:`file_tools`).
-
-Results never show the sandbox's absolute location, only paths relative to
-it, so outputs are the same on every machine. Use :func:`sandbox_copy` to
-get a fresh temporary copy of the course's ``data/sandbox/`` per run: the
-files shipped with the package are never written.
+inside one *sandbox* folder: every path is checked by ``sandbox.resolve_inside``
+(``..``, absolute paths, ``.env`` files, links leading out: ``PATH_NOT_ALLOWED``)
+and opened by ``sandbox.open_inside``, which follows no symlink on the way.
+Each tool is three pieces, all it takes to add one: a function, a JSON schema
+(in a :class:`~agentlab.tools.registry.Tool`) and a registration
+(:func:`file_tools`). Results show paths relative to the sandbox only, the
+same on every machine; :func:`sandbox_copy` gives a fresh copy of the course's
+``data/sandbox/``, so the files shipped with the package are never written.
 """
 
 from __future__ import annotations
@@ -32,16 +21,11 @@ from pathlib import Path
 from typing import TextIO
 
 from ..i18n import reason, tr
-from .registry import Tool, ToolRegistry, ToolResult, error, ok
+from ._listing import list_inside
+from .registry import Tool, ToolRegistry
+from .result import ToolResult, error, ok
 from .sales import COURSE_DATA_DIR
-from .sandbox import (
-    is_regular_file,
-    is_text,
-    link_refusal,
-    list_inside,
-    open_inside,
-    resolve_inside,
-)
+from .sandbox import is_text, link_refusal, open_inside, resolve_inside
 
 MAX_READ_CHARS = 4000
 PATH_PARAM = {"type": "string", "description": "相对于沙盒根目录的路径，例如 notes.md"}
@@ -65,11 +49,6 @@ def sandbox_copy(source: str | Path | None = None) -> Path:
     root = folder / "sandbox"
     shutil.copytree(source, root)
     return root
-
-
-# Opening a FIFO for reading would wait for a writer: open without waiting,
-# then see what it is.
-NO_WAIT = getattr(os, "O_NONBLOCK", 0)
 
 
 def list_dir(root: Path, rel_path: str = ".") -> ToolResult:
@@ -97,23 +76,16 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
     if rel_path.endswith("/"):  # "a.md/" names a folder; Path() would drop the "/"
         return _no_file(rel_path)
     try:
-        fd = open_inside(root, path, os.O_RDONLY | NO_WAIT)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return _no_file(rel_path)
-    except OSError as exc:
-        return link_refusal(exc, rel_path) or _read_failed(rel_path, exc)
-    if not is_regular_file(fd):  # a folder, a FIFO, a device
-        os.close(fd)
-        return _no_file(rel_path)
-    try:
         # utf-8-sig: a byte-order mark (Windows Notepad) is not part of the first line
-        with open(fd, encoding="utf-8-sig") as handle:
+        with open_inside(root, path, encoding="utf-8-sig") as handle:
             text = handle.read(max_chars + 1)
             total = len(text) + _chars_left(handle)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):  # or a FIFO, a device
+        return _no_file(rel_path)
     except UnicodeDecodeError:
         return error("NOT_UTF8", tr("files.not_utf8", name=repr(rel_path)), [rel_path])
     except OSError as exc:
-        return _read_failed(rel_path, exc)
+        return link_refusal(exc, rel_path) or _read_failed(rel_path, exc)
     shown, truncated = text, total > max_chars
     if truncated:  # a huge file must not flood the model's context
         shown = text[:max_chars] + "\n" + tr("files.shown_part", shown=max_chars, total=total)
@@ -142,18 +114,14 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
         return path
     if not is_text(text):  # a lone surrogate (a JSON escape like "\ud83d") has no UTF-8
         return error("INVALID_ARGUMENTS", tr("files.text_not_text"), [rel_path])
+    folder = error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
     if rel_path.endswith("/"):  # "new/" names a folder; Path() would drop the "/"
-        return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
-    flags = os.O_WRONLY | os.O_CREAT | NO_WAIT | (os.O_APPEND if append else os.O_TRUNC)
+        return folder
     try:
-        if path == root.resolve() or path.is_dir():
-            return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
-        fd = open_inside(root, path, flags, make_folders=True)
-        if not is_regular_file(fd):  # a FIFO or a device under that name
-            os.close(fd)
-            return error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
-        with open(fd, "a" if append else "w", encoding="utf-8") as handle:
+        with open_inside(root, path, "a" if append else "w", encoding="utf-8") as handle:
             handle.write(text)
+    except IsADirectoryError:  # a folder, a FIFO or a device under that name
+        return folder
     except OSError as exc:
         return link_refusal(exc, rel_path) or error(
             "WRITE_FAILED",

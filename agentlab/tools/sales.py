@@ -2,12 +2,9 @@
 
 It reads a CSV with the columns ``category,quantity,unit_price`` from the
 ``input/`` folder of a data directory (the course data shipped inside the
-package, :data:`COURSE_DATA_DIR`, unless told otherwise) and returns revenue
-per category, the total and the top category.
-It never reads outside that folder and never guesses: a bad file or row is an
-error result naming the problem (and the line, for a bad row).
-
-It does not write anything and knows nothing about the model or the loop.
+package unless told otherwise) and returns revenue per category, the total
+and the top category. It never reads outside that folder and never guesses:
+a bad file or row is an error result naming the problem (and the line).
 """
 
 from __future__ import annotations
@@ -19,109 +16,89 @@ from importlib import resources
 from pathlib import Path
 
 from ..i18n import reason, tr
-from .registry import Tool, ToolRegistry, ToolResult, error, ok
-from .sandbox import is_regular_file, link_refusal, open_inside, resolve_inside
+from .registry import Tool, ToolRegistry
+from .result import ToolResult, error, ok
+from .sandbox import link_refusal, open_inside, resolve_inside
 
 REQUIRED_COLUMNS = ("category", "quantity", "unit_price")
 MAX_CSV_BYTES = 20 * 1024 * 1024  # a teaching tool; a bigger file is a mistake, not data
 MAX_COUNT_DIGITS = 12  # a quantity or price longer than this is a typo, not a sale
-# The teaching data (input/sales.csv, sandbox/meeting.md) is package data, so
-# it is found the same way from a checkout, an editable install or a wheel
-# installed anywhere. Read it, never write it: sandbox_copy() copies first.
+# The teaching data is package data: found the same way from a checkout or a
+# wheel installed anywhere. Read it, never write it (sandbox_copy() copies first).
 COURSE_DATA_DIR = Path(str(resources.files("agentlab") / "data"))
 
 
 def analyze_csv(input_dir: Path, relative_path: str) -> ToolResult:
     """Revenue by category for ``input_dir / relative_path``."""
     path = resolve_inside(input_dir, relative_path)
-    if isinstance(path, dict):
+    if isinstance(path, dict):  # the path broke a sandbox rule: PATH_NOT_ALLOWED
         return path
     source = [f"input/{path.relative_to(input_dir.resolve()).as_posix()}"]
-    try:  # opened without following any symlink on the way (see sandbox.py)
-        fd = open_inside(input_dir, path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return error("FILE_NOT_FOUND", tr("csv.not_found", name=repr(relative_path)), source)
-    except OSError as exc:
-        return link_refusal(exc, relative_path) or error(
-            "INVALID_CSV", tr("csv.unreadable", error=reason(exc)), source
-        )
-    if not is_regular_file(fd):
-        os.close(fd)
-        return error("FILE_NOT_FOUND", tr("csv.not_found", name=repr(relative_path)), source)
-    size = os.fstat(fd).st_size
-    if size > MAX_CSV_BYTES:
-        os.close(fd)
-        message = tr("csv.too_large", size=size, limit=MAX_CSV_BYTES)
-        return error("FILE_TOO_LARGE", message, source)
-
-    try:
-        # utf-8-sig reads files with and without a byte-order mark alike.
-        with open(fd, encoding="utf-8-sig", newline="") as handle:
+    try:  # utf-8-sig reads files with and without a byte-order mark alike
+        with open_inside(input_dir, path, encoding="utf-8-sig", newline="") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_CSV_BYTES:
+                message = tr("csv.too_large", size=size, limit=MAX_CSV_BYTES)
+                return error("FILE_TOO_LARGE", message, source)
             # strict: a quote left open must not swallow the rest of the file as one field
             reader = csv.DictReader(handle, strict=True)
-            header = _read_header(reader)
-            if header is None:  # no bytes, or only blank lines
-                return error("EMPTY_CSV", tr("csv.empty_file"), source)
-            missing = [c for c in REQUIRED_COLUMNS if c not in header]
-            if missing:
-                shown = ",".join(header)
-                shown = shown if len(shown) <= 120 else shown[:117] + "..."
-                message = tr("csv.missing_columns", columns=", ".join(missing), header=shown)
-                return error("INVALID_CSV", message, source)
-            twice = [c for c in REQUIRED_COLUMNS if header.count(c) > 1]
-            if twice:  # DictReader would silently keep the last one: never guess
-                return error(
-                    "INVALID_CSV", tr("csv.repeated_columns", columns=", ".join(twice)), source
-                )
-            revenue: dict[str, int] = {}
-            rows = 0
-            for row in reader:
-                problem = _row_problem(row)
-                if problem:
-                    return error(
-                        "INVALID_ROW",
-                        tr("csv.bad_row", line=reader.line_num, problem=problem),
-                        source,
-                    )
-                category = row["category"].strip()
-                amount = int(row["quantity"]) * int(row["unit_price"])
-                revenue[category] = revenue.get(category, 0) + amount
-                rows += 1
+            counted = _revenue(reader, source)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return error("FILE_NOT_FOUND", tr("csv.not_found", name=repr(relative_path)), source)
     except UnicodeDecodeError:
         return error("INVALID_CSV", tr("csv.not_utf8"), source)
     except csv.Error:  # quotes that do not pair up, or one field beyond the module's limit
         # line_num still names the last row read: the broken record starts on the next line
         message = tr("csv.bad_structure", line=reader.line_num + 1, limit=csv.field_size_limit())
         return error("INVALID_CSV", message, source)
-    except OSError as exc:
-        return error("INVALID_CSV", tr("csv.unreadable", error=reason(exc)), source)
-
-    if rows == 0:
-        return error("EMPTY_CSV", tr("csv.no_rows"), source)
-
+    except OSError as exc:  # a link swapped in on the way, or the disk said no
+        refused = link_refusal(exc, relative_path)
+        return refused or error("INVALID_CSV", tr("csv.unreadable", error=reason(exc)), source)
+    if isinstance(counted, dict):  # an error result: the file is not sales data
+        return counted
+    revenue, rows = counted
     ranked = sorted(revenue.items(), key=lambda item: (-item[1], item[0]))
-    return ok(
-        {
-            "row_count": rows,
-            "revenue_by_category": [{"category": c, "revenue": r} for c, r in ranked],
-            "total_revenue": sum(revenue.values()),
-            "top_category": ranked[0][0],
-            "top_revenue": ranked[0][1],
-        },
-        source,
-    )
+    data = {
+        "row_count": rows,
+        "revenue_by_category": [{"category": c, "revenue": r} for c, r in ranked],
+        "total_revenue": sum(revenue.values()),
+        "top_category": ranked[0][0],
+        "top_revenue": ranked[0][1],
+    }
+    return ok(data, source)
 
 
-def _read_header(reader: csv.DictReader) -> list[str] | None:
-    """The column names: the first row that is not a blank line (None: there is none).
-
-    DictReader takes the first row it meets for the header, and a blank line is an
-    empty row (``[]``). Setting ``fieldnames`` back to None makes it read the next
-    row for the header instead, so blank lines above the header are skipped.
-    """
+def _revenue(reader: csv.DictReader, source: list[str]) -> tuple[dict[str, int], int] | ToolResult:
+    """Revenue per category and the number of rows; or the error that stops the count."""
+    # DictReader takes the first row it meets for the header, and a blank line is an
+    # empty row: set fieldnames back to None and it reads the next one instead.
     while reader.fieldnames == []:
         reader.fieldnames = None
-    return reader.fieldnames
+    header = reader.fieldnames
+    if header is None:  # no bytes, or only blank lines
+        return error("EMPTY_CSV", tr("csv.empty_file"), source)
+    missing = [c for c in REQUIRED_COLUMNS if c not in header]
+    if missing:
+        shown = ",".join(header)
+        shown = shown if len(shown) <= 120 else shown[:117] + "..."
+        message = tr("csv.missing_columns", columns=", ".join(missing), header=shown)
+        return error("INVALID_CSV", message, source)
+    twice = [c for c in REQUIRED_COLUMNS if header.count(c) > 1]
+    if twice:  # DictReader would silently keep the last one: never guess
+        return error("INVALID_CSV", tr("csv.repeated_columns", columns=", ".join(twice)), source)
+    revenue: dict[str, int] = {}
+    rows = 0
+    for row in reader:
+        problem = _row_problem(row)
+        if problem:
+            message = tr("csv.bad_row", line=reader.line_num, problem=problem)
+            return error("INVALID_ROW", message, source)
+        category = row["category"].strip()
+        revenue[category] = revenue.get(category, 0) + int(row["quantity"]) * int(row["unit_price"])
+        rows += 1
+    if rows == 0:
+        return error("EMPTY_CSV", tr("csv.no_rows"), source)
+    return revenue, rows
 
 
 def _row_problem(row: dict[str, str | None]) -> str | None:
@@ -148,24 +125,10 @@ def sales_tools(data_dir: str | Path | None = None) -> ToolRegistry:
     def run(relative_path: str) -> ToolResult:
         return analyze_csv(input_dir, relative_path)
 
-    return ToolRegistry(
-        [
-            Tool(
-                name="analyze_csv",
-                description=(
-                    "读取 input/ 目录下的销售 CSV（列为 category、quantity、unit_price），"
-                    "返回各类别销售额、总销售额和销售额最高的类别。"
-                ),
-                parameters={
-                    "properties": {
-                        "relative_path": {
-                            "type": "string",
-                            "description": "相对于 input/ 的文件名，例如 sales.csv",
-                        }
-                    },
-                    "required": ["relative_path"],
-                },
-                function=run,
-            )
-        ]
+    description = (
+        "读取 input/ 目录下的销售 CSV（列为 category、quantity、unit_price），"
+        "返回各类别销售额、总销售额和销售额最高的类别。"
     )
+    path = {"type": "string", "description": "相对于 input/ 的文件名，例如 sales.csv"}
+    schema = {"properties": {"relative_path": path}, "required": ["relative_path"]}
+    return ToolRegistry([Tool("analyze_csv", description, schema, run)])

@@ -15,7 +15,7 @@ from agentlab.i18n import tr
 from agentlab.model import quirks
 from agentlab.model.failures import ModelFailure, model_failure_class
 from agentlab.model.quirks import calls_in_text, second_look, sent_back, split_content
-from agentlab.model.request import CallRequest, ModelTurn
+from agentlab.model.turn import CallRequest, ModelTurn
 
 CALL = '{"name": "analyze_csv", "arguments": {"path": "sales.csv"}}'
 ARGS = '{"path": "sales.csv"}'

@@ -17,8 +17,9 @@ from agentlab.clients import Chunking, HttpError, Reply, ScriptedClient, ToolCal
 from agentlab.clients.behaviours import honest_analyst, todo_clerk
 from agentlab.model import streaming
 from agentlab.model.failures import ModelFailure
-from agentlab.model.request import ModelTurn, request_turn
+from agentlab.model.request import request_turn
 from agentlab.model.streaming import ToolCallAssembler
+from agentlab.model.turn import ModelTurn
 from agentlab.tools import file_tools, sales_tools
 
 TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"
@@ -212,13 +213,6 @@ def test_streamed_text_is_shown_as_it_arrives(capsys):
     result = run_agent("x", client=client, tools=sales_tools(), stream=True)
     assert capsys.readouterr().out == "一二三四五六七八九十\n"
     assert result.answer == "一二三四五六七八九十"
-
-
-@pytest.mark.parametrize("value", [None, "", "x", {"city": "北京"}, [1, 2], 3, 1.5, True])
-def test_both_copies_of_as_text_agree(value):
-    from agentlab.model import request, streaming
-
-    assert request.as_text(value) == streaming.as_text(value)
 
 
 # -- the assembler's rule, case by case (the module docstring of streaming.py) ----------

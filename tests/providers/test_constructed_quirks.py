@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from agentlab import STOP_REASONS, Budget, RunResult, run_agent
 from agentlab.i18n import tr
-from agentlab.model.request import ModelTurn, request_turn
+from agentlab.model.request import request_turn
+from agentlab.model.turn import ModelTurn
 from agentlab.tools import Tool, ToolRegistry, ok
 
 from ..conftest import assert_well_formed, plain_client

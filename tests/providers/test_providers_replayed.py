@@ -26,7 +26,8 @@ import pytest
 from agentlab import Budget, run_agent
 from agentlab.clients import estimate_tokens
 from agentlab.i18n import tr
-from agentlab.model.request import ModelTurn, request_turn
+from agentlab.model.request import request_turn
+from agentlab.model.turn import ModelTurn
 from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.tools.sales import COURSE_DATA_DIR
 

@@ -20,9 +20,9 @@ from ...clients import ScriptedClient, call, say, scripted
 from ...clients.behaviours import honest_analyst
 from ...i18n import tr
 from ...loop.trace import read_trace
-from ...model.failures import model_failure_class, tool_error_class
-from ...model.request import ModelFailure
+from ...model.failures import ModelFailure, model_failure_class
 from ...tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
+from ...tools.result import tool_error_class
 from ...tools.sales import COURSE_DATA_DIR
 from ..faults import fault_tools, flaky, huge_log, keeps_calling
 from . import solutions, wrong

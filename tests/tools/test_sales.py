@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from agentlab.tools import sales_tools
 from agentlab.tools.sales import analyze_csv
 
-from .conftest import needs_symlinks, write_csv
+from ..conftest import needs_symlinks, write_csv
 
 pytestmark = pytest.mark.usefixtures("english")  # these tests read messages
 
@@ -53,22 +53,14 @@ def test_ties_sort_by_name(data_dir):
     assert [r["category"] for r in data["revenue_by_category"]] == ["a", "b"]
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "/etc/passwd",
-        "../input/sales.csv",
-        "sub/../../x.csv",
-        "a\x00.csv",
-        "..\\sales.csv",
-        "",
-        "C:x",
-    ],
-)
-def test_paths_outside_input_are_refused(data_dir, path):
-    result = run(data_dir, path)
-    assert result["status"] == "error"
-    assert result["error"]["code"] == "PATH_NOT_ALLOWED"
+OUTSIDE = ["/etc/passwd", "../input/sales.csv", "sub/../../x.csv", "a\x00.csv", "..\\sales.csv"]
+
+
+def test_paths_outside_input_are_refused(data_dir):
+    codes = {
+        path: (run(data_dir, path)["error"] or {}).get("code") for path in [*OUTSIDE, "", "C:x"]
+    }
+    assert {path: code for path, code in codes.items() if code != "PATH_NOT_ALLOWED"} == {}
 
 
 @needs_symlinks

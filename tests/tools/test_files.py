@@ -19,7 +19,7 @@ from agentlab.tools import sandbox as sandbox_module
 from agentlab.tools.sales import COURSE_DATA_DIR
 from agentlab.tools.sandbox import MAX_PATH_CHARS, MAX_PATH_PARTS
 
-from .conftest import needs_symlinks
+from ..conftest import needs_symlinks
 
 
 @pytest.fixture
@@ -61,30 +61,34 @@ def test_results_show_no_absolute_paths(sandbox):
     assert str(sandbox.parent) not in json.dumps(results, ensure_ascii=False)
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "../outside.txt",
-        "a/../../outside.txt",
-        "/etc/passwd",
-        "..\\outside.txt",
-        "sub\\..\\..\\outside.txt",
-        "meeting.md\x00.txt",
-        "C:/Windows/win.ini",
-        "",
-    ],
-)
-@pytest.mark.parametrize("tool", ["read_text", "write_text", "append_text", "list_dir"])
-def test_every_payload_is_refused_by_every_tool(sandbox, tool, path):
+PAYLOADS = [
+    "../outside.txt",
+    "a/../../outside.txt",
+    "/etc/passwd",
+    "..\\outside.txt",
+    "sub\\..\\..\\outside.txt",
+    "meeting.md\x00.txt",
+    "C:/Windows/win.ini",
+    "",
+]
+
+
+def test_every_payload_is_refused_by_every_tool(sandbox):
     before = sorted(p.name for p in sandbox.parent.iterdir())
-    arguments = {"rel_path": path}
-    if tool in ("write_text", "append_text"):
-        arguments["text"] = "pwned"
-    result = call(file_tools(sandbox), tool, **arguments)
-    if tool == "list_dir" and path == "":
-        assert result["status"] == "ok"  # "" means the sandbox root itself
-    else:
-        assert result["error"]["code"] == "PATH_NOT_ALLOWED", result
+    tools, let_through = file_tools(sandbox), []
+    for tool in ("read_text", "write_text", "append_text", "list_dir"):
+        for path in PAYLOADS:
+            arguments = {"rel_path": path}
+            if tool in ("write_text", "append_text"):
+                arguments["text"] = "pwned"
+            result = call(tools, tool, **arguments)
+            if tool == "list_dir" and path == "":
+                refused = result["status"] == "ok"  # "" means the sandbox root itself
+            else:
+                refused = (result["error"] or {}).get("code") == "PATH_NOT_ALLOWED"
+            if not refused:
+                let_through.append((tool, path, result))
+    assert let_through == []
     assert sorted(p.name for p in sandbox.parent.iterdir()) == before
     assert (sandbox.parent / "outside.txt").read_text(encoding="utf-8") == "secret"
 
@@ -242,17 +246,26 @@ def test_a_path_is_refused_for_its_shape_even_when_it_would_stay_inside(sandbox,
 # -- what the security review found (review9) -------------------------------------
 
 
-@pytest.mark.parametrize("path", [".env", "app/.env", ".ENV", ".env.local", "cfg/.Env.prod/x"])
-@pytest.mark.parametrize("tool", ["read_text", "write_text", "append_text"])
-def test_env_files_hold_keys_and_no_tool_touches_them(sandbox, tool, path):
+def test_env_files_hold_keys_and_no_tool_touches_them(sandbox):
     """A `.env` in the sandbox (a project folder used as one) holds the API key:
     no tool reads or writes it, and the refusal does not show it."""
     env = sandbox / ".env"
     env.write_text("DEEPSEEK_API_KEY=sk-LEAKCHECK-0123456789abcdef\n", encoding="utf-8")
-    arguments = {"rel_path": path} if tool == "read_text" else {"rel_path": path, "text": "x"}
-    result = call(file_tools(sandbox), tool, **arguments)
-    assert result["error"]["code"] == "PATH_NOT_ALLOWED"
-    assert ".env" in result["error"]["message"] and "LEAKCHECK" not in json.dumps(result)
+    tools, touched = file_tools(sandbox), []
+    for tool in ("read_text", "write_text", "append_text"):
+        for path in (".env", "app/.env", ".ENV", ".env.local", "cfg/.Env.prod/x"):
+            arguments = (
+                {"rel_path": path} if tool == "read_text" else {"rel_path": path, "text": "x"}
+            )
+            result = call(tools, tool, **arguments)
+            refused = (result["error"] or {}).get("code") == "PATH_NOT_ALLOWED"
+            if (
+                not refused
+                or ".env" not in result["error"]["message"]
+                or "LEAKCHECK" in str(result)
+            ):
+                touched.append((tool, path, result))
+    assert touched == []
     assert env.read_text(encoding="utf-8").endswith("abcdef\n")  # not overwritten
 
 

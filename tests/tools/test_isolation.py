@@ -1,14 +1,11 @@
-"""Isolated tools at fork speed, a time cap per tool, and runs without threads or processes.
+"""Isolated tools: a child process per call, killed when its time is up.
 
 - isolated calls come from a fork server: after the first call, one costs
   milliseconds, not a fresh interpreter; a hung one is killed and reaped
   within its time + 100 ms;
-- ``Tool(timeout=...)``: running out of the tool's own time is an error the
-  model gets (``TIMEOUT``) and the run goes on; running out of the run's
-  time is a deadline stop, as before, whichever ends first;
-- where no thread starts, ``run_agent`` still returns, warns once that the
-  deadline cannot interrupt a phase, and stops at the next check; where no
-  process starts, an isolated tool answers ``TOOL_UNAVAILABLE``;
+- ``Tool(timeout=...)`` on an isolated tool: the child is killed and the model
+  gets ``TIMEOUT``; running out of the run's time is a deadline stop;
+- where no process starts, an isolated tool answers ``TOOL_UNAVAILABLE``;
 - the platform-dependent branches (Windows: spawn, TerminateProcess) run
   here with the platform faked.
 
@@ -20,7 +17,6 @@ from __future__ import annotations
 
 import multiprocessing.process
 import os
-import threading
 import time
 
 import pytest
@@ -28,7 +24,6 @@ import pytest
 from agentlab import Budget, run_agent
 from agentlab.clients import ScriptedClient, call, say
 from agentlab.course.faults import _HangIsolated, sleep_for
-from agentlab.deadline import TimedOut, run_within, threads_available
 from agentlab.i18n import set_language, tr
 from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.tools.isolation import kill_signal_name, run_in_child, shutdown, start_method
@@ -124,19 +119,6 @@ def test_a_tool_that_raises_in_its_child_is_a_tool_exception(warm):
 # -- a time cap per tool ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("max_seconds", [30, None], ids=["with-deadline", "no-deadline"])
-def test_a_tool_over_its_own_timeout_is_an_error_and_the_run_goes_on(tmp_path, max_seconds):
-    slow = Tool("slow", "takes 2 s", NO_ARGS, lambda: (time.sleep(2), ok("late"))[1], timeout=0.05)
-    tools = ToolRegistry([slow])
-    budget = Budget(max_seconds=max_seconds)
-    result = run([call("slow"), say("它太慢了")], tools, budget, tmp_path)
-    record = result.tool_results[0]
-    assert record["result"]["error"]["code"] == "TIMEOUT"
-    assert record["error_class"] == "transient"
-    assert result.stop_reason == "answered" and result.answer == "它太慢了"
-    assert result.elapsed_s < 0.05 + SAFETY
-
-
 def test_an_isolated_tool_over_its_own_timeout_is_killed_and_the_run_goes_on(warm, tmp_path):
     tools = ToolRegistry([pause_tool(30.0, isolated=True, timeout=0.2)])
     result = run([call("pause"), say("放弃了")], tools, Budget(max_seconds=30), tmp_path)
@@ -155,12 +137,7 @@ def test_when_the_run_ends_first_it_is_a_deadline_stop_as_before(warm, tmp_path,
     assert code == ("TOOL_KILLED" if isolated else "TOOL_ABANDONED")
 
 
-def test_a_timeout_must_be_positive():
-    with pytest.raises(ValueError):
-        Tool("t", "x", NO_ARGS, sleep_for, timeout=0)
-
-
-# -- no threads, no processes ------------------------------------------------------------
+# -- no processes ------------------------------------------------------------
 
 
 def refuse_to_start(self) -> None:
@@ -168,59 +145,9 @@ def refuse_to_start(self) -> None:
 
 
 @pytest.fixture
-def no_threads(monkeypatch):
-    threads_available.cache_clear()
-    monkeypatch.setattr(threading.Thread, "start", refuse_to_start)
-    yield
-    threads_available.cache_clear()
-
-
-@pytest.fixture
 def no_processes(monkeypatch):
     shutdown()  # an idle fork server would still fork
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse_to_start)
-
-
-def test_run_within_without_threads_runs_inline_and_reports_lateness(no_threads):
-    assert not threads_available()
-    assert run_within(lambda: 7, 1.0) == 7
-    with pytest.raises(TimedOut) as late:
-        run_within(lambda: (time.sleep(0.05), 8)[1], 0.01)
-    assert late.value.finished and late.value.value == 8
-    with pytest.raises(ZeroDivisionError):
-        run_within(lambda: 1 / 0, 1.0)
-
-
-def test_without_threads_a_run_warns_once_and_the_deadline_still_stops_it(no_threads, tmp_path):
-    slow = Tool("slow", "0.1 s", NO_ARGS, lambda: (time.sleep(0.1), ok("tick"))[1])
-    script = [call("slow")] * 40  # without the deadline: 40 x 0.1 s
-    result = run(script, ToolRegistry([slow]), Budget(max_seconds=0.5, max_steps=40), tmp_path)
-    assert result.stop_reason == "deadline" and result.outcome == "budget_exhausted"
-    warning = tr("isolation.no_threads", seconds=0.5)
-    assert result.warnings.count(warning) == 1
-    assert result.elapsed_s < 0.5 + SAFETY
-
-
-def test_without_threads_a_late_tool_keeps_its_result_and_ends_the_run(no_threads, tmp_path):
-    slow = Tool("slow", "0.3 s", NO_ARGS, lambda: (time.sleep(0.3), ok("done late"))[1])
-    result = run([call("slow"), say("x")], ToolRegistry([slow]), Budget(max_seconds=0.1), tmp_path)
-    assert (result.stop_reason, result.phase) == ("deadline", "tool")
-    assert result.tool_results[0]["result"] == ok("done late")  # it did run; nothing pretends not
-
-
-def test_without_threads_a_tool_over_its_timeout_is_still_a_timeout(no_threads, tmp_path):
-    slow = Tool("slow", "0.2 s", NO_ARGS, lambda: (time.sleep(0.2), ok("x"))[1], timeout=0.05)
-    result = run([call("slow"), say("好")], ToolRegistry([slow]), Budget(max_seconds=30), tmp_path)
-    assert result.tool_results[0]["result"]["error"]["code"] == "TIMEOUT"
-    assert result.stop_reason == "answered"
-
-
-@pytest.mark.parametrize("stream", [False, True])
-def test_without_threads_every_phase_still_works(no_threads, tmp_path, stream):
-    options = {"stream": stream, "on_text": None, "done_when": lambda answer: "好" in answer}
-    tools = ToolRegistry([pause_tool(0.0)])
-    result = run([call("pause"), say("好了")], tools, Budget(max_seconds=30), tmp_path, **options)
-    assert result.outcome == "completed" and result.answer == "好了"
 
 
 # -- the platform faked --------------------------------------------------------------------
