@@ -472,7 +472,8 @@ def tree_now() -> str:
         done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
         return done.stdout.strip()
 
-    dirty = git("status", "--porcelain", "--", "agentlab", "benchmarks")
+    # benchmarks/results/ is where `make bench` is writing this very output.
+    dirty = git("status", "--porcelain", "--", "agentlab", "benchmarks/*.py")
     return git("rev-parse", "--short", "HEAD") + (" + uncommitted changes" if dirty else "")
 
 
