@@ -67,7 +67,9 @@ paused-notebooks: $(STAMP)
 
 # The student's view: every chapter notebook run in JupyterLab in headless
 # Chromium (see tests/browser/check_notebooks.py), then the run display and
-# the trace viewer (tests/browser/check_display.py). Installs Debian's chromium
+# the trace viewer (tests/browser/check_display.py), then the page `agentlab
+# grade` writes and a check cell as JupyterLab draws it
+# (tests/browser/check_grade.py). Installs Debian's chromium
 # if it is missing (needs root or sudo) and Playwright into .venv-browser;
 # screenshots land in browser-screenshots/.
 BROWSER_VENV := .venv-browser
@@ -80,6 +82,8 @@ browser-test: $(STAMP) $(BROWSER_STAMP) $(CHROMIUM)
 	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_explorer.py \
 		--lab-python $(PY) --chromium $(CHROMIUM)
 	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_display.py \
+		--lab-python $(PY) --chromium $(CHROMIUM)
+	$(OFFLINE) $(BROWSER_VENV)/bin/python tests/browser/check_grade.py \
 		--lab-python $(PY) --chromium $(CHROMIUM)
 
 $(BROWSER_STAMP): tests/browser/requirements.txt

@@ -4002,4 +4002,175 @@ CATALOG: dict[str, tuple[str, str]] = {
         "把 {model_var} 改成这个服务现在提供的模型名（看服务商的模型列表）",
         "set {model_var} to a model this service offers now (see the provider's model list)",
     ),
+    # -- agentlab grade (agentlab/ops/grade*.py, agentlab/ops/templates/grade.html) --------
+    "grade.cli.help": (
+        "给一个文件夹里交上来的笔记本评分：每份都重新运行，写出一张 CSV 表和一页 HTML",
+        "grade a folder of submitted notebooks: each is run afresh, then a CSV table and "
+        "an HTML page are written",
+    ),
+    "grade.cli.submissions": (
+        "交上来的笔记本所在的文件夹（子文件夹里的也算）",
+        "the folder holding the submitted notebooks (subfolders included)",
+    ),
+    "grade.cli.out": (
+        "写 grades.csv、grades.html 和运行后副本的文件夹（默认：它旁边的 <文件夹名>-grades）",
+        "where grades.csv, grades.html and the run copies go "
+        "(default: <folder name>-grades beside it)",
+    ),
+    "grade.cli.workers": (
+        "同时运行几份笔记本（默认 {default}，每份占一个 CPU 核）",
+        "how many notebooks run at once (default {default}; each keeps a CPU core busy)",
+    ),
+    "grade.cli.time_limit": (
+        "每份笔记本最多运行多少秒（默认 {default}）",
+        "seconds each notebook may run (default {default})",
+    ),
+    "grade.cli.max_output": (
+        "每份笔记本的输出最多保留多少个字符，超过就停下（默认 {default}）",
+        "characters of output kept per notebook; past them it is stopped (default {default})",
+    ),
+    "grade.cli.not_a_folder": ("{path!r} 不是一个文件夹", "{path!r} is not a folder"),
+    "grade.cli.no_notebooks": (
+        "{path!r} 里没有 .ipynb 文件（隐藏文件夹和 __MACOSX 不算）",
+        "{path!r} holds no .ipynb file (hidden folders and __MACOSX do not count)",
+    ),
+    "grade.cli.not_positive": (
+        "--workers、--time-limit 和 --max-output 都要大于 0",
+        "--workers, --time-limit and --max-output must be more than 0",
+    ),
+    "grade.cli.out_unwritable": (
+        "--out {path!r} 建不起来：{error}",
+        "--out {path!r} cannot be made: {error}",
+    ),
+    "grade.cli.no_nbclient": (
+        "评分要用 nbclient（随 JupyterLab 安装）：pip install 'agentlab[lab]'",
+        "grading needs nbclient (installed with JupyterLab): pip install 'agentlab[lab]'",
+    ),
+    "grade.starting": (
+        "评分：{count} 份笔记本，同时运行 {workers} 份，每份最多 {limit} 秒",
+        "grading {count} notebook(s), {workers} at a time, {limit} s at most each",
+    ),
+    "grade.progress.line": (
+        "[{done}/{total}] {name}：{summary}（{seconds} 秒）",
+        "[{done}/{total}] {name}: {summary} ({seconds} s)",
+    ),
+    "grade.progress.passed": ("通过 {passed}/{count}", "{passed}/{count} passed"),
+    "grade.done": (
+        "{count} 份笔记本评完，用时 {seconds} 秒：{statuses}",
+        "{count} notebook(s) graded in {seconds} s: {statuses}",
+    ),
+    "grade.files": ("表格：{csv}\n页面：{html}", "table: {csv}\npage: {html}"),
+    "grade.list_separator": ("；", "; "),
+    "grade.cell": ("第 {number} 个单元格（{line}）", "cell {number} ({line})"),
+    "grade.status.graded": ("已评分", "graded"),
+    "grade.status.old_course": ("旧版课程", "older course"),
+    "grade.status.timeout": ("超时", "timed out"),
+    "grade.status.output_too_large": ("输出过多", "too much output"),
+    "grade.status.kernel_died": ("内核退出", "kernel died"),
+    "grade.status.kernel_not_started": ("内核没有启动", "kernel did not start"),
+    "grade.status.not_a_notebook": ("不是笔记本", "not a notebook"),
+    "grade.status.no_exercises": ("没有练习", "no exercises"),
+    "grade.status.grading_failed": ("评分出错", "grading failed"),
+    "grade.reason.old_course": (
+        "{cell} 导入失败：{error}。这份笔记本多半来自旧版课程：请学生下载新版笔记本，把答案抄过去",
+        "{cell} failed to import: {error}. The notebook is probably from an older version of "
+        "the course: ask the student to copy their answers into the current notebook",
+    ),
+    "grade.reason.timeout": (
+        "整份笔记本超过了 {limit} 秒的时限，停在{cell}（死循环？）",
+        "the notebook ran past its {limit} s limit and was stopped at {cell} (an endless loop?)",
+    ),
+    "grade.reason.output_too_large": (
+        "输出超过了 {chars} 个字符，停在{cell}；后面的输出没有保留",
+        "its output passed {chars} characters at {cell}; it was stopped and the rest not kept",
+    ),
+    "grade.reason.kernel_died": (
+        "内核在{cell}退出了（os._exit、崩溃，或者内存用光了）",
+        "the kernel exited at {cell} (os._exit, a crash, or it ran out of memory)",
+    ),
+    "grade.reason.kernel_not_started": (
+        "内核没有启动起来：{error}",
+        "the kernel did not start: {error}",
+    ),
+    "grade.reason.not_a_notebook": (
+        "读不出这份笔记本：{error}",
+        "this file cannot be read as a notebook: {error}",
+    ),
+    "grade.reason.no_exercises": (
+        "里面没有本课程的 check(...) 检查单元格",
+        "it holds none of the course's check(...) cells",
+    ),
+    "grade.reason.grading_failed": (
+        "评分程序自己出错了（不是学生的问题）：{error}",
+        "the grader itself failed (not the student's fault): {error}",
+    ),
+    "grade.broken.check_missing": (
+        "找不到 {call} 这个检查单元格：被删掉了，或者改了题号",
+        "no {call} check cell: it was deleted, or its exercise id was changed",
+    ),
+    "grade.broken.not_run": (
+        "笔记本在这之前就停了（{status}），没有运行到检查单元格",
+        "the notebook stopped before its check cell ({status})",
+    ),
+    "grade.broken.error": ("{cell} 出错：{error}", "{cell} raised {error}"),
+    "grade.broken.error_after": (
+        "{cell} 出错：{error}；之前{cause_cell} 先出错：{cause}",
+        "{cell} raised {error}; before it, {cause_cell} raised {cause}",
+    ),
+    "grade.broken.no_verdict": (
+        "{cell} 运行了，却没有给出结论（check 被注释掉或改写了？）",
+        "{cell} ran but gave no verdict (check commented out or redefined?)",
+    ),
+    "grade.note.unknown_id": (
+        "调用了本课程没有的练习：{ids}",
+        "it checks exercises the course does not have: {ids}",
+    ),
+    "grade.note.older_run": (
+        "学生上次运行用的是课程 {versions}，这次用 {now} 重新运行",
+        "the student last ran it with course version {versions}; it was run again with {now}",
+    ),
+    "grade.note.checked_again": (
+        "{id} 检查了 {n} 次，结论不同，以最后一次为准",
+        "{id} was checked {n} times with different verdicts; the last one counts",
+    ),
+    "grade.mark.passed": ("通过", "passed"),
+    "grade.mark.wrong": ("不对", "wrong"),
+    "grade.mark.not attempted": ("未作答", "not attempted"),
+    "grade.mark.broken": ("出错", "broken"),
+    "grade.html.lang": ("zh-CN", "en"),
+    "grade.html.title": ("练习成绩：{folder}", "Exercise grades: {folder}"),
+    "grade.html.about": (
+        "{count} 份笔记本 · 课程版本 {version} · {when} 评分 · 用时 {seconds} 秒",
+        "{count} notebook(s) · course version {version} · graded {when} · took {seconds} s",
+    ),
+    "grade.html.how": (
+        "每份笔记本都在自己的内核里从头重新运行（不用 API Key）；成绩就是每个检查单元格里 "
+        "check() 给学生看的那句话。",
+        "Every notebook was run afresh in a kernel of its own (no API key); the marks are the "
+        "lines check() showed the student in each check cell.",
+    ),
+    "grade.html.heatmap": ("全班一览", "The class at a glance"),
+    "grade.html.heatmap_note": (
+        "每行一份笔记本，每列一道练习；鼠标停在格子上，可以看到 check() 说的那句话。",
+        "A row per notebook, a column per exercise; hover over a square to read what check() said.",
+    ),
+    "grade.html.submission": ("笔记本", "Notebook"),
+    "grade.html.status": ("状态", "Status"),
+    "grade.html.passed": ("通过", "Passed"),
+    "grade.html.chapter": ("第 {chapter} 章", "Chapter {chapter}"),
+    "grade.html.exercises": ("每道练习", "Each exercise"),
+    "grade.html.exercise": ("练习", "Exercise"),
+    "grade.html.pass_rate": ("通过率", "Pass rate"),
+    "grade.html.counts": ("通过 / 不对 / 未作答 / 出错", "passed / wrong / not attempted / broken"),
+    "grade.html.common": ("答错时最常见的反馈", "Most common feedback on wrong answers"),
+    "grade.html.how_many": ("{n} 份", "{n}×"),
+    "grade.html.colon": ("：", ": "),
+    "grade.html.no_wrong": ("没有人答错", "nobody got it wrong"),
+    "grade.html.problems": ("哪些笔记本出了问题", "What broke, per notebook"),
+    "grade.html.no_problems": (
+        "每份笔记本都从头运行完了，每道练习都有结论。",
+        "Every notebook ran to the end and every exercise has a verdict.",
+    ),
+    "grade.html.executed": ("打开运行后的副本", "open the copy as it ran"),
+    # -- end of agentlab grade ---------------------------------------------------------------
 }

@@ -166,14 +166,14 @@ def test_trace_rejects_what_is_not_a_trace_in_one_line(tmp_path, capsys, content
     assert err.count(str(path)) <= 1  # named once, not "cannot read X: X line 1 ..."
 
 
-COMMANDS = "'run', 'demo', 'sweep', 'doctor', 'trace', 'exercises'"
+COMMANDS = "'run', 'demo', 'sweep', 'doctor', 'trace', 'exercises', 'grade'"
 SCRIPTED = "'honest_analyst', 'never_stops', 'todo_clerk'"
 
 
 @pytest.mark.parametrize(
     "argv, fragment",
     [
-        ([], tr("cli.argparse.required", names="{run,demo,sweep,doctor,trace,exercises}")),
+        ([], tr("cli.argparse.required", names="{run,demo,sweep,doctor,trace,exercises,grade}")),
         (["fly"], tr("cli.argparse.choice", value="'fly'", choices=COMMANDS)),
         (["run"], "question"),
         (["run", "x", "--max-steps", "0"], tr("cli.not_positive", text="'0'")),

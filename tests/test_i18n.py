@@ -28,8 +28,16 @@ PACKAGE = Path(agentlab.__file__).parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
 TEMPLATES = sorted(PACKAGE.rglob("templates/*.html"))  # Jinja2: strings in single quotes
 # Keys looked up with a computed name: tr("term." + code); exercise texts by exercise id
-# (tests/test_exercises.py checks each of those is reachable)
-DYNAMIC_PREFIXES = ("term.", "exercise.", "budget.kind.")  # looked up as f"term.{code}" etc.
+# (tests/test_exercises.py checks each of those is reachable); a grading status, mark or
+# its reason by its code (tests/ops/test_grade.py checks each of those exists)
+DYNAMIC_PREFIXES = (
+    "term.",
+    "exercise.",
+    "budget.kind.",
+    "grade.status.",
+    "grade.mark.",
+    "grade.reason.",
+)
 
 
 def tr_calls_in_source() -> set[str]:

@@ -1,4 +1,4 @@
-"""The instructor's terminal tool: ``agentlab run | demo | sweep | doctor | trace``.
+"""The instructor's terminal tool: ``agentlab run | demo | sweep | doctor | trace | grade``.
 
 ``python -m agentlab`` and the ``agentlab`` console script both land here.
 
@@ -17,6 +17,9 @@
   (``agentlab/doctor.py``); exit code 1 when something must be fixed.
 - ``trace FILE`` turns a run's JSONL trace into one self-contained HTML
   page (no network needed to read it) and prints where it wrote it.
+- ``grade SUBMISSIONS`` runs a class's notebooks afresh and writes a table
+  and a page of their exercise marks (``grade.py``); ``exercises list |
+  verify`` checks the checks (``exercises.py``). Both have parsers of their own.
 
 Bad arguments print one line and exit with code 2; Ctrl-C in the middle of a
 command prints one line too, and exits with code 130, as shells expect.
@@ -77,7 +80,7 @@ def positive_int(text: str) -> int:
 
 def build_parser() -> CourseParser:
     parser = CourseParser(prog="agentlab", description=tr("cli.description"))
-    run, demo, sweep, doctor, trace, _ = add_commands(
+    run, demo, sweep, doctor, trace, _, _ = add_commands(
         parser,
         {
             "run": tr("cli.run.help"),
@@ -86,6 +89,7 @@ def build_parser() -> CourseParser:
             "doctor": tr("doctor.help"),
             "trace": tr("display.cli.help"),
             "exercises": tr("cli.exercises.help"),  # its own parser: ops/exercises.py
+            "grade": tr("grade.cli.help"),  # its own parser: ops/grade.py
         },
     )
     for command in (run, demo, sweep, doctor, trace):  # its own checks speak as its parser
@@ -128,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         from .exercises import main as exercises_main
 
         return exercises_main(argv[1:])
+    if argv[:1] == ["grade"]:
+        from .grade import main as grade_main
+
+        return grade_main(argv[1:])
     printable_output()
     parser = build_parser()
     args = parser.parse_args(argv)

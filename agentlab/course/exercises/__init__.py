@@ -14,9 +14,15 @@ function that raises, hangs or loops forever): it prints one line of
 feedback that names the first thing that is wrong, and returns a
 :class:`CheckResult` with ``.passed`` and ``.message``. A notebook cell that
 ends with ``check(...)`` shows the feedback once: the result has an
-``_ipython_display_`` that shows nothing (the line was already printed), and
+``_ipython_display_`` that shows nothing (the line was already shown), and
 its ``repr`` outside IPython is one short line, ``CheckResult('01-loop',
 passed=True)``.
+
+In a notebook the line is shown as display data rather than printed: its
+``text/plain`` is the line, so the student sees exactly the printed line,
+and beside it :data:`VERDICT_MIME` carries the same verdict for programs
+(``agentlab grade`` reads it from a run notebook): ``exercise``, ``status``,
+``message`` and ``course`` (the package version that judged it).
 
 What the check runs is hidden: student code runs with its output captured,
 so debug prints inside a checked function do not show (call the function
@@ -30,14 +36,18 @@ list`` and ``verify`` do the same from a terminal. Reference answers live in
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
+from ... import __version__
 from ...i18n import tr
 from .core import DEFAULT_TIME_LIMIT_S, NOT_DONE, PASSED, Exercise, Verdict, judge
 from .index import EXERCISES
 
-__all__ = ["CheckResult", "Exercise", "check", "exercises", "get", "hint", "show"]
+__all__ = ["VERDICT_MIME", "CheckResult", "Exercise", "check", "exercises", "get", "hint", "show"]
+
+VERDICT_MIME = "application/vnd.agentlab.verdict+json"
 
 
 @dataclass(frozen=True, repr=False)
@@ -78,12 +88,27 @@ def check(
         message = tr(
             "exercise.result.wrong", detail=tr("exercise.unknown", id=exercise_id, known=known)
         )
-        print(message)
-        return CheckResult(str(exercise_id), False, "wrong", message)
+        return say(CheckResult(str(exercise_id), False, "wrong", message))
     verdict = judge(exercise, answer, time_limit_s)
-    message = render(verdict)
-    print(message)
-    return CheckResult(exercise.id, verdict.status == PASSED, verdict.status, message)
+    return say(CheckResult(exercise.id, verdict.status == PASSED, verdict.status, render(verdict)))
+
+
+def say(result: CheckResult) -> CheckResult:
+    """Show the verdict line: printed, or in IPython as display data with its verdict."""
+    ipython = sys.modules.get("IPython")  # loaded if and only if we run inside IPython
+    if ipython is None or ipython.get_ipython() is None:
+        print(result.message)
+        return result
+    verdict = {
+        "exercise": result.exercise,
+        "status": result.status,
+        "message": result.message,
+        "course": __version__,
+    }
+    from IPython.display import display
+
+    display({"text/plain": result.message, VERDICT_MIME: verdict}, raw=True)
+    return result
 
 
 def render(verdict: Verdict) -> str:
