@@ -12,7 +12,9 @@ Then once more with one process and clients that carry a real-looking key
 benchmark hands it one by replacing the ``ScriptedClient`` that
 ``agentlab.course.experiments`` calls, in this process only (two processes
 would start fresh interpreters without the replacement), and checks every
-run's client was the keyed one.
+run's client was the keyed one. The one-process sweeps also print their CPU
+time: on a busy machine the wall time of two sweeps a minute apart can
+differ by half, and only the CPU time compares keyless with keyed.
 
     .venv/bin/python benchmarks/sweep.py
 """
@@ -61,13 +63,14 @@ def main() -> None:
         return made[-1]
 
     for workers, keyed in ((1, False), (2, False), (1, True)):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         if keyed:
             with mock.patch.object(experiments, "ScriptedClient", keyed_client):
                 results = sweep(population, CAPS, workers=workers)
         else:
             results = sweep(population, CAPS, workers=workers)
         took = time.perf_counter() - started
+        cpu = time.process_time() - cpu_started  # one process: all the work is here
         steps = int(results["steps"].sum())
         # A timing of runs that did not happen as computed would be no figure at all.
         if len(results) != n * len(CAPS) or steps != expected_steps(population):
@@ -77,9 +80,10 @@ def main() -> None:
         stops = set(results["stop_reason"])
         if not stops <= {"answered", "max_steps"}:
             raise SystemExit(f"runs ended in other ways than the population's: {sorted(stops)}")
+        in_cpu = f", {cpu:.2f} s of CPU" if workers == 1 else ""
         print(
             f"workers={workers}, {'keyed' if keyed else 'keyless'}: {steps} steps in {took:.2f} s "
-            f"({took / steps * 1000:.3f} ms per step, {steps / took:.0f} steps/s)"
+            f"({took / steps * 1000:.3f} ms per step, {steps / took:.0f} steps/s{in_cpu})"
         )
 
 
