@@ -118,12 +118,17 @@ lock: $(VENV)/bin/python
 	$(PY) -m pip freeze --all --exclude-editable | grep -v '^pip==' > requirements.lock
 
 # Performance figures (printed, never asserted). `bench` writes what it
-# prints to benchmarks/results/latest.txt as well; see benchmarks/README.md.
+# prints to benchmarks/results/latest.txt as well, with the machine's load
+# before and after and each script's wall time; see benchmarks/README.md.
+BENCHMARKS := loop_overhead run_path import_time deadline sweep suite_time
+
 bench: $(STAMP)
 	@mkdir -p benchmarks/results
-	( for script in loop_overhead import_time deadline sweep suite_time; do \
-		echo "== benchmarks/$$script.py"; $(OFFLINE) $(PY) benchmarks/$$script.py || exit 1; echo; \
-	done ) | tee benchmarks/results/latest.txt
+	( echo "load: $$(uptime)"; echo; for script in $(BENCHMARKS); do \
+		echo "== benchmarks/$$script.py"; started=$$(date +%s); \
+		$(OFFLINE) $(PY) benchmarks/$$script.py || exit 1; \
+		echo "(benchmarks/$$script.py took $$(( $$(date +%s) - started )) s)"; echo; \
+	done; echo "load: $$(uptime)" ) | tee benchmarks/results/latest.txt
 
 # The loop_overhead table with the peer frameworks' rows, from a separate
 # environment (.venv-peers) so the course's .venv stays exactly the lock.

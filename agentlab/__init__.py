@@ -16,8 +16,8 @@ layers below it (``make lint`` checks, with import-linter):
                  failures, retries, secrets;
   ``tools/``     the tool registry (whitelist, argument check, time limit) and
                  ready-made tools;
-- ``deadline.py`` the one deadline every phase shares; ``i18n.py`` the messages
-                 people read, in Chinese and English.
+- ``deadline.py`` the one deadline every phase shares; ``i18n.py`` looks up the
+                 messages people read, Chinese or English, in ``locale/*.toml``.
 
 Importing ``agentlab`` does not import pandas or matplotlib.
 """

@@ -7,7 +7,8 @@ and prints how long after the deadline ``run_agent`` returned: median and
 max over ``--repeats`` runs. It then times an isolated hung tool: from the
 start of the run until its child process has been killed and reaped, and
 checks the process is really gone. Then the shared-deadline experiment:
-the model takes 60 ms of an 80 ms budget, then a tool hangs.
+the model takes 60 ms of an 80 ms budget, then a tool hangs. Each of these
+runs keyless and with a real-looking key (``keys.py``), in turns.
 
 Last, what an isolated call costs, side by side in one run: a fresh
 interpreter per call ("spawn", what isolated tools used before issue 13) and
@@ -37,11 +38,16 @@ from agentlab.clients import Hang, ScriptedClient, call, say
 from agentlab.course.faults import fault_tools, sleep_for, slow_check
 from agentlab.tools.isolation import run_in_child, shutdown
 
+try:  # the keys live beside this script
+    from benchmarks.keys import KEYS
+except ImportError:  # run as a script: benchmarks/ is sys.path[0]
+    from keys import KEYS  # type: ignore[no-redef]
+
 METHODS = ("spawn", "fork server")
 PHASES = ("decide", "tool", "complete")
 
 
-def overshoot_ms(phase: str, budget_s: float, trace_dir: str) -> float | None:
+def overshoot_ms(phase: str, budget_s: float, trace_dir: str, key: str) -> float | None:
     """How late the run returned after its deadline, in ms; ``None`` when the
     time ran out in an earlier phase (a 10 ms budget on a busy machine can run
     out during the model request), so the run says nothing about ``phase``."""
@@ -56,7 +62,7 @@ def overshoot_ms(phase: str, budget_s: float, trace_dir: str) -> float | None:
         options["done_when"] = slow_check(2.0)
     result = run_agent(
         "benchmark",
-        client=ScriptedClient(script),
+        client=ScriptedClient(script, api_key=key),
         tools=tools,
         budget=Budget(max_seconds=budget_s),
         trace_dir=trace_dir,
@@ -69,12 +75,12 @@ def overshoot_ms(phase: str, budget_s: float, trace_dir: str) -> float | None:
     return (result.elapsed_s - budget_s) * 1000
 
 
-def isolated_kill_ms(budget_s: float, trace_dir: str) -> tuple[float, bool]:
+def isolated_kill_ms(budget_s: float, trace_dir: str, key: str) -> tuple[float, bool]:
     tools, _ = fault_tools(hang_seconds=30.0)
     started = time.monotonic()
     result = run_agent(
         "benchmark",
-        client=ScriptedClient([call("hang_isolated")]),
+        client=ScriptedClient([call("hang_isolated")], api_key=key),
         tools=tools,
         budget=Budget(max_seconds=budget_s),
         trace_dir=trace_dir,
@@ -141,47 +147,60 @@ def main() -> None:
     )
     print(f"repeats per cell: {args.repeats}\n")
 
-    print("overshoot after the deadline (ms), in-process phases")
-    print(f"{'budget':>8} {'phase':>9} {'median':>8} {'max':>8}")
+    print("overshoot after the deadline (ms), in-process phases; keyless and keyed runs alternate")
+    print(f"{'':18}{'keyless':>17} {'keyed':>17}")
+    print(f"{'budget':>8} {'phase':>9}" + f" {'median':>8} {'max':>8}" * len(KEYS))
     for budget_s in (0.010, 0.080):
         for phase in PHASES:
-            samples, too_early = [], 0
-            while len(samples) < args.repeats and too_early < args.repeats:
-                late = overshoot_ms(phase, budget_s, trace_dir)
-                if late is None:
-                    too_early += 1
-                else:
-                    samples.append(late)
-            note = f"  ({too_early} runs out of time before the {phase} phase)" if too_early else ""
-            figures = f"{statistics.median(samples):>8.2f} {max(samples):>8.2f}" if samples else ""
-            print(f"{budget_s * 1000:>6.0f}ms {phase:>9} {figures}{note}")
+            samples = {name: [] for name in KEYS}
+            too_early = dict.fromkeys(KEYS, 0)
+            for _ in range(2 * args.repeats):  # at most: a cell stops at its repeats
+                for name, key in KEYS.items():
+                    if len(samples[name]) < args.repeats and too_early[name] < args.repeats:
+                        late = overshoot_ms(phase, budget_s, trace_dir, key)
+                        if late is None:
+                            too_early[name] += 1
+                        else:
+                            samples[name].append(late)
+            figures = "".join(
+                f"{statistics.median(runs):>8.2f} {max(runs):>8.2f} " if runs else f"{'-':>18}"
+                for runs in samples.values()
+            )
+            note = ", ".join(f"{too_early[n]} {n}" for n in KEYS if too_early[n])
+            note = f"  (runs out of time before the {phase} phase: {note})" if note else ""
+            print(f"{budget_s * 1000:>6.0f}ms {phase:>9} {figures.rstrip()}{note}")
 
     run_in_child(sleep_for, {"seconds": 0}, 60)  # the fork server is started once per process
     print("\nisolated hung tool: run start -> child killed and reaped (ms)")
-    print(f"{'budget':>8} {'median':>8} {'max':>8} {'all dead':>9}")
+    print(f"{'budget':>8} {'key':>8} {'median':>8} {'max':>8} {'all dead':>9}")
     for budget_s in (0.010, 0.080):
-        runs = [isolated_kill_ms(budget_s, trace_dir) for _ in range(max(5, args.repeats // 3))]
-        times = [t for t, _ in runs]
-        print(
-            f"{budget_s * 1000:>6.0f}ms {statistics.median(times):>8.1f} {max(times):>8.1f} "
-            f"{all(gone for _, gone in runs)!s:>9}"
-        )
+        runs = {name: [] for name in KEYS}
+        for _ in range(max(5, args.repeats // 3)):
+            for name, key in KEYS.items():
+                runs[name].append(isolated_kill_ms(budget_s, trace_dir, key))
+        for name in KEYS:
+            times = [t for t, _ in runs[name]]
+            print(
+                f"{budget_s * 1000:>6.0f}ms {name:>8} {statistics.median(times):>8.1f} "
+                f"{max(times):>8.1f} {all(gone for _, gone in runs[name])!s:>9}"
+            )
 
     tools, _ = fault_tools(hang_seconds=2.0)
-    shared = [
-        run_agent(
-            "benchmark",
-            client=ScriptedClient([Hang(0.06, then=call("hang"))]),
-            tools=tools,
-            budget=Budget(max_seconds=0.08),
-            trace_dir=trace_dir,
-        ).elapsed_s
-        * 1000
-        for _ in range(5)
-    ]
+    shared = {name: [] for name in KEYS}
+    for _ in range(5):
+        for name, key in KEYS.items():
+            result = run_agent(
+                "benchmark",
+                client=ScriptedClient([Hang(0.06, then=call("hang"))], api_key=key),
+                tools=tools,
+                budget=Budget(max_seconds=0.08),
+                trace_dir=trace_dir,
+            )
+            shared[name].append(result.elapsed_s * 1000)
+    returned = ", ".join(f"{statistics.median(shared[n]):.1f} ms {n}" for n in KEYS)
     print(
         "\nshared deadline: 80 ms budget, model takes 60 ms, then the tool hangs -> "
-        f"run returned after {statistics.median(shared):.1f} ms (median of 5); "
+        f"run returned after {returned} (median of 5 each); "
         "with a fresh 80 ms per phase it would be 140 ms or more"
     )
     isolated_overhead(args.calls)

@@ -10,9 +10,10 @@ machinery, not network stacks: put them next to "plain loop, fake client"
 and "agentlab own overhead", not next to the SDK rows.
 
 Only installed peers run (``pip install -r benchmarks/requirements-peers.txt``);
-:func:`missing` names the others. Each runner returns the seconds one run of
-``steps`` steps took and checks the answer, so a peer that silently stopped
-early would fail loudly rather than look fast.
+:func:`missing` names the others. Each runner returns the CPU seconds one
+run of ``steps`` steps took (as loop_overhead.py times its own rows) and
+checks the answer, so a peer that silently stopped early would fail loudly
+rather than look fast.
 """
 
 from __future__ import annotations
@@ -48,9 +49,9 @@ def available(task: str, answer_for: Callable[[int], str]) -> Iterator[tuple[str
 
 
 def _timed(run: Callable[[], str], expected: str) -> float:
-    started = time.perf_counter()
+    started = time.process_time()
     answer = run()
-    took = time.perf_counter() - started
+    took = time.process_time() - started
     assert expected in str(answer), f"peer answered {answer!r}, expected {expected!r}"
     return took
 

@@ -8,12 +8,15 @@ traced line by line. A package module is on the path when
 - an executed line reads a name the module defines (a constant, a class used
   in ``isinstance``), found from the importing module's ``from ... import``.
 
-The model client (``agentlab/clients/``) is left out: a real service replaces
-it, and the loop is the same. For every module on the path the script prints
+The model client (``agentlab/clients/``) is left out, with what it calls (a
+scripted reply looks its words up in the catalog): a real service replaces it,
+and the loop is the same. For every module on the path the script prints
 its lines (all of them: a reader sees docstrings and comments too) and how
 many of them the run executed. Goal: at most 1,200 lines, at least 40 %
 executed. Messages the run looks up (``tr`` keys) are listed apart: they are
-entries of the catalog files, not Python.
+entries of the catalog files, not Python. A last line gives the totals of the
+same run with a client that carries a real-looking key (``keys.py``): the
+path a reader follows to see how the key is kept out of the run.
 
     .venv/bin/python benchmarks/run_path.py
 """
@@ -30,6 +33,11 @@ from agentlab import run_agent
 from agentlab.clients import scripted
 from agentlab.tools import sales_tools
 
+try:  # the keys live beside this script
+    from benchmarks.keys import KEY
+except ImportError:  # run as a script: benchmarks/ is sys.path[0]
+    from keys import KEY  # type: ignore[no-redef]
+
 PACKAGE = Path(agentlab.__file__).parent
 QUESTION = "分析 data/input/sales.csv，哪个类别销售额最高？各类别销售额和总销售额是多少？"
 GOAL_LINES, GOAL_SHARE = 1200, 0.40
@@ -44,8 +52,21 @@ def on_the_path(path: Path) -> bool:
     return not rel.startswith("clients/")
 
 
+def called_by_the_client(frame) -> bool:
+    """Whether a client's code is up the stack: what it calls (its replies look
+    messages up, say) is the service's work, not the loop's."""
+    clients = str(PACKAGE / "clients")
+    caller = frame.f_back
+    while caller is not None:
+        if caller.f_code.co_filename.startswith(clients):
+            return True
+        caller = caller.f_back
+    return False
+
+
 def executed_lines(work) -> dict[Path, set[int]]:
-    """Every (file, line) of the package the work executes, outside the clients."""
+    """Every (file, line) of the package the work executes, outside the clients
+    and what they call."""
     hits: dict[Path, set[int]] = defaultdict(set)
     prefix = str(PACKAGE)
 
@@ -54,7 +75,7 @@ def executed_lines(work) -> dict[Path, set[int]]:
         if not filename.startswith(prefix):
             return None
         path = Path(filename)
-        if not on_the_path(path):
+        if not on_the_path(path) or (event == "call" and called_by_the_client(frame)):
             return None
         if event in ("line", "call"):
             hits[path].add(frame.f_lineno)
@@ -133,8 +154,10 @@ def message_keys(path: Path, lines: set[int]) -> set[str]:
     return keys
 
 
-def measure() -> tuple[dict[Path, set[int]], set[str]]:
+def measure(key: str | None = None) -> tuple[dict[Path, set[int]], set[str]]:
     client, tools = scripted("honest_analyst"), sales_tools()
+    if key is not None:
+        client = client.with_options(api_key=key)
     outcome = {}
 
     def run() -> None:
@@ -170,6 +193,13 @@ def main() -> None:
     print(f"{label:34} {total_lines:6d} {total_run:5d} {share:6.0%}")
     print(f"goal: at most {GOAL_LINES} lines, at least {GOAL_SHARE:.0%} of them run")
     print(f"message keys the run looks up: {len(keys)} {sorted(keys)}")
+    keyed, _ = measure(KEY)
+    lines = sum(len(path.read_text(encoding="utf-8").splitlines()) for path in keyed)
+    run = sum(len(hits) for hits in keyed.values())
+    print(
+        f"with a real-looking key: {len(keyed)} modules, {lines} lines, {run} run "
+        f"({run / lines:.0%})"
+    )
 
 
 if __name__ == "__main__":

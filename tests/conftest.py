@@ -130,7 +130,7 @@ def assert_well_formed(messages: list[dict]) -> None:
 @pytest.fixture
 def english(monkeypatch: pytest.MonkeyPatch) -> None:
     """Messages in English, for tests that check what a message says
-    (the Chinese default is checked pair by pair in test_i18n.py)."""
+    (both languages of every message are checked in test_i18n.py)."""
     monkeypatch.setenv("AGENTLAB_LANG", "en")
 
 

@@ -143,9 +143,10 @@ def test_top_level_files_exist(name):
 
 
 def test_the_teaching_data_is_package_data_and_kept_once():
-    """Every file under agentlab/data/ and the display's templates is matched by
-    pyproject's package-data globs (else the wheel would silently leave it out),
-    and there is no second copy of the data at the top of the repository."""
+    """Every file of the package that is not Python (the data under agentlab/data/,
+    the message catalogs, the display's templates) is matched by pyproject's
+    package-data globs (else the wheel would silently leave it out), and there is no
+    second copy of the data at the top of the repository."""
     from agentlab.tools.sales import COURSE_DATA_DIR
 
     package = REPO / "agentlab"
@@ -153,9 +154,12 @@ def test_the_teaching_data_is_package_data_and_kept_once():
     globs = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
         "setuptools"
     ]["package-data"]["agentlab"]
-    files = [p for p in (package / "data").rglob("*") if p.is_file()]
-    files += [p for p in (package / "course" / "templates").iterdir() if p.is_file()]
-    assert {"data/input/sales.csv", "data/sandbox/meeting.md"} <= {
+    files = [
+        p
+        for p in package.rglob("*")
+        if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    ]
+    assert {"data/input/sales.csv", "data/sandbox/meeting.md", "locale/zh.toml"} <= {
         p.relative_to(package).as_posix() for p in files
     }
     for path in files:

@@ -370,8 +370,8 @@ def test_the_analyst_sums_up_at_a_wrap_up_instead_of_answering():
     summary (with its calls and the data so far), not a final answer."""
     result = wrapped_up("honest_analyst", "分析 sales.csv")
     assert result.answer is None
-    assert result.partial_answer.startswith("阶段性总结")
-    assert "analyze_csv（ok）" in result.partial_answer and "9692" in result.partial_answer
+    assert result.partial_answer.startswith("An interim summary, not a final answer.")
+    assert "analyze_csv (ok)" in result.partial_answer and "9692" in result.partial_answer
 
 
 def test_the_analyst_gives_no_numbers_for_a_result_it_cannot_read():
@@ -383,7 +383,7 @@ def test_the_analyst_gives_no_numbers_for_a_result_it_cannot_read():
         {"role": "tool", "tool_call_id": "x", "content": "Internal Server Error"},
     ]
     turn = honest_analyst(Conversation(messages, [{"type": "function"}], 2))
-    assert turn.content.startswith("无法完成分析") and not turn.tool_calls
+    assert turn.content.startswith("I cannot finish the analysis") and not turn.tool_calls
 
 
 def test_a_cut_sales_output_is_described_from_what_is_left():
@@ -397,16 +397,16 @@ def test_a_cut_sales_output_is_described_from_what_is_left():
     }
     text = describe_sales(data)
     assert "row_count = 5" in text
-    assert "能看到的类别销售额：显示器 4495" in text
+    assert "revenue of the categories I can see: 显示器 4495" in text
     assert "revenue_by_category =" not in text
-    assert "top_category、top_revenue、total_revenue" in text
+    assert "(top_category, top_revenue, total_revenue)" in text
 
 
 def test_a_wrap_up_after_failed_calls_says_so_and_gives_no_data():
     """sum_up names each call with its error code and uses no failed result as data."""
     result = wrapped_up("never_stops", "分析 missing.csv")
-    assert "analyze_csv（FILE_NOT_FOUND）" in result.partial_answer
-    assert "还没有拿到可以回答问题的数据" in result.partial_answer
+    assert "analyze_csv (FILE_NOT_FOUND)" in result.partial_answer
+    assert "no data that answers the question" in result.partial_answer
 
 
 def test_scripted_plays_any_policy_function_under_its_name():

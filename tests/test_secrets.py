@@ -129,9 +129,10 @@ def cli(*arguments: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_notebooks_never_show_the_key(keyed_env, tmp_path):
+def test_notebooks_never_show_the_key(keyed_env, tmp_path, monkeypatch):
     """Every chapter executed with real models switched on (ch01 and ch02 call the
     loopback 'real' model); no output, trace or written file holds the key."""
+    monkeypatch.setenv("AGENTLAB_LANG", "zh")  # the chapters check the analyst's Chinese answer
     copy = tmp_path / "repo"
     shutil.copytree(REPO / "notebooks", copy / "notebooks")
     for path in sorted((copy / "notebooks").glob("*.ipynb")):

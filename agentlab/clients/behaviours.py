@@ -49,13 +49,16 @@ def honest_analyst(conversation: Conversation) -> Turn:
     if result is None:
         name = csv_named_in(conversation.task)
         if name is None:
-            return say("请告诉我要分析 data/input/ 下的哪个 CSV 文件。")
+            return say(tr("scripted.reply.which_csv"))
         return call("analyze_csv", relative_path=name)
     if result.get("status") != "ok":
         err = result.get("error") or {}
         return say(
-            f"无法完成分析：analyze_csv 返回错误 {err.get('code', '?')}"
-            f"（{err.get('message', '')}）。没有可靠的数据，我不给出任何销售数字。"
+            tr(
+                "scripted.reply.analysis_failed",
+                code=err.get("code", "?"),
+                message=err.get("message", ""),
+            )
         )
     return say(describe_sales(result["data"]))
 
@@ -64,20 +67,25 @@ SALES_FIELDS = ("row_count", "top_category", "top_revenue", "revenue_by_category
 
 
 def describe_sales(data: dict) -> str:
-    """A Chinese summary built only from ``analyze_csv``'s data.
+    """A summary built only from ``analyze_csv``'s data.
 
     When the output was cut before the model saw it (``max_tool_output_chars``),
     it says which parts it did not see instead of guessing them.
     """
     listed = data.get("revenue_by_category") or []
     rows = [r for r in listed if isinstance(r, dict) and {"category", "revenue"} <= r.keys()]
-    per_category = "，".join(f"{row['category']} {row['revenue']}" for row in rows)
+    per_category = tr("scripted.reply.category_sep").join(
+        f"{row['category']} {row['revenue']}" for row in rows
+    )
     missing = [key for key in SALES_FIELDS if key not in data]
     if not missing and len(rows) == len(listed):
-        return (
-            f"根据 analyze_csv 对 {data['row_count']} 行数据的计算："
-            f"销售额最高的类别是{data['top_category']}，为 {data['top_revenue']}；"
-            f"各类别销售额：{per_category}；总销售额为 {data['total_revenue']}。"
+        return tr(
+            "scripted.reply.sales",
+            rows=data["row_count"],
+            top=data["top_category"],
+            top_revenue=data["top_revenue"],
+            per_category=per_category,
+            total=data["total_revenue"],
         )
     seen = [
         f"{key} = {data[key]}"
@@ -85,10 +93,11 @@ def describe_sales(data: dict) -> str:
         if key in data and key != "revenue_by_category"
     ]
     if per_category:
-        seen.append(f"能看到的类别销售额：{per_category}")
-    return (
-        f"analyze_csv 的输出被截断了，我只看到一部分：{'；'.join(seen) or '没有可用的数字'}。"
-        f"其余部分（{'、'.join(missing) or '部分类别'}）我没有看到，不做猜测。"
+        seen.append(tr("scripted.reply.seen_categories", per_category=per_category))
+    return tr(
+        "scripted.reply.cut",
+        seen=tr("scripted.reply.seen_sep").join(seen) or tr("scripted.reply.nothing_seen"),
+        missing=tr("list.sep").join(missing) or tr("scripted.reply.some_categories"),
     )
 
 
@@ -140,9 +149,7 @@ def _cut_short(history: list[Exchange]) -> str:
     cut = [e.result["data"] for e in history if e.tool == "read_text" and e.ok]
     cut = [data for data in cut if data.get("truncated")]
     return "".join(
-        f"\n注意：{data['path']} 只读到了一部分（共 {data['chars']} 个字符），"
-        "后面的 TODO 我没有看到，上面的清单可能不完整。"
-        for data in cut
+        tr("scripted.reply.cut_short", path=data["path"], chars=data["chars"]) for data in cut
     )
 
 
@@ -151,7 +158,7 @@ def _after_read(last: Exchange, target: str | None, history: list[Exchange]) -> 
     if last.ok:
         text = last.result["data"]["text"]
         if target is None:
-            return say(f"{path} 的内容如下：\n{text}")
+            return say(tr("scripted.reply.file_content", path=path, text=text))
         todos = [line.strip() for line in text.splitlines() if line.lstrip().startswith("TODO")]
         body = "".join(f"{line}\n" for line in todos)
         return call("write_text", rel_path=target, text=body)
@@ -173,16 +180,20 @@ def _after_listing(
     match = difflib.get_close_matches(wanted, candidates, n=1, cutoff=0.3)
     if match:
         return call("read_text", rel_path=match[0])
-    return say(
-        f"沙盒里没有和 {wanted} 相近的文件（现有文件：{'、'.join(files) or '无'}），任务无法完成。"
-    )
+    listed = tr("list.sep").join(files) or tr("scripted.reply.none")
+    return say(tr("scripted.reply.no_such_file", wanted=wanted, files=listed))
 
 
 def _report_failure(last: Exchange) -> Turn:
     error = (last.result or {}).get("error") or {}
     return say(
-        f"{last.tool}({last.arguments.get('rel_path', '')}) 被拒绝或失败："
-        f"{error.get('code', '?')}（{error.get('message', '')}）。我没有绕过它，任务到此为止。"
+        tr(
+            "scripted.reply.failed",
+            tool=last.tool,
+            path=last.arguments.get("rel_path", ""),
+            code=error.get("code", "?"),
+            message=error.get("message", ""),
+        )
     )
 
 
@@ -190,13 +201,16 @@ def sum_up(conversation: Conversation) -> Turn:
     """What a model says when asked to sum up with no tools left: which calls
     it made, how they went, and what the data said, if it has any."""
     history = conversation.exchanges()
-    calls = "、".join(f"{e.tool}（{'ok' if e.ok else e.error_code}）" for e in history) or "无"
-    text = f"阶段性总结，不是最终答案。已经做过的工具调用：{calls}。"
+    calls = tr("list.sep").join(
+        tr("scripted.reply.call", tool=e.tool, status="ok" if e.ok else e.error_code)
+        for e in history
+    )
+    text = tr("scripted.reply.sum_up", calls=calls or tr("scripted.reply.none"))
     sales = [e for e in history if e.ok and e.tool == "analyze_csv"]
     if sales:
-        text += f"目前拿到的数据：{describe_sales(sales[-1].result['data'])}"
+        text += tr("scripted.reply.data_so_far", sales=describe_sales(sales[-1].result["data"]))
     else:
-        text += "还没有拿到可以回答问题的数据。"
+        text += tr("scripted.reply.no_data")
     return say(text)
 
 

@@ -110,13 +110,13 @@ def task_tools() -> ToolRegistry:
         [
             Tool(
                 "do_step",
-                "完成任务的第 n 部分。",
+                tr("experiments.describe.do_step"),
                 {"properties": {"n": {"type": "integer"}}, "required": ["n"]},
                 lambda n: ok({"part": n, "done": True}),
             ),
             Tool(
                 "lookup",
-                "查询一个参考值。",
+                tr("experiments.describe.lookup"),
                 {"properties": {"key": {"type": "string"}}, "required": ["key"]},
                 lambda key: (
                     error("NOT_FOUND", tr("experiments.no_value", key=repr(key)))
@@ -141,9 +141,9 @@ def policy_for(profile: TaskProfile) -> Callable[[Conversation], Turn]:
         if profile.kind in ("recovers", "gives_up") and len(history) + 1 == profile.error_at:
             return call("lookup", key="missing")
         if profile.kind == "gives_up" and history and not history[-1].ok:
-            return say("放弃：查不到需要的参考值。")
+            return say(tr("experiments.reply.gives_up"))
         if done >= profile.tool_steps:
-            return say(f"完成：共做了 {done} 步。")
+            return say(tr("experiments.reply.done", done=done))
         return call("do_step", n=done + 1)
 
     return policy

@@ -93,19 +93,19 @@ def fault_tools(hang_seconds: float = 30.0) -> tuple[ToolRegistry, HangingTool]:
         [
             Tool(
                 "always_fails",
-                "取回报表，可以指定镜像（服务已宕机）。",
+                tr("faults.describe.always_fails"),
                 {"properties": {"mirror": {"type": "string"}}},
                 lambda mirror="main": error("UNAVAILABLE", tr("faults.service_down")),
             ),
             Tool(
                 "same_result",
-                "查询任务状态。",
+                tr("faults.describe.same_result"),
                 {"properties": {"job": {"type": "string"}}},
                 lambda job="build": ok({"job": job, "state": "running"}),
             ),
             Tool(
                 "permission_denied",
-                "删除一个文件。",
+                tr("faults.describe.permission_denied"),
                 {"properties": {"path": {"type": "string"}}},
                 lambda path="": error(
                     "PERMISSION_DENIED", tr("faults.delete_denied", path=repr(path))
@@ -113,14 +113,14 @@ def fault_tools(hang_seconds: float = 30.0) -> tuple[ToolRegistry, HangingTool]:
             ),
             Tool(
                 "huge_output",
-                "运行构建并返回日志。",
+                tr("faults.describe.huge_output"),
                 no_args,
                 lambda: ok({"log": huge_log()}),
             ),
-            Tool("hang", "等待一个很慢的服务。", no_args, hanging),
+            Tool("hang", tr("faults.describe.hang"), no_args, hanging),
             Tool(
                 "hang_isolated",
-                "等待一个很慢的服务（在子进程里）。",
+                tr("faults.describe.hang_isolated"),
                 no_args,
                 _HangIsolated(hang_seconds),
                 isolated=True,

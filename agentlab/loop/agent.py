@@ -273,7 +273,9 @@ def run_tool_calls(
         started = time.monotonic()
         ran = tools.run(call.name, call.arguments, run.deadline.remaining())
         elapsed = time.monotonic() - started
-        record = run.record_tool(call, ran.result, elapsed=elapsed, process=ran.process)
+        record = run.record_tool(
+            call, ran.result, elapsed=elapsed, process=ran.process, as_json=ran.as_json
+        )
         stop = None
         if ran.late:
             message = tr("deadline.tool", name=call.name, seconds=run.deadline.max_seconds)

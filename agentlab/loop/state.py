@@ -94,16 +94,20 @@ class RunState:
         elapsed: float = 0.0,
         process: dict[str, Any] | None = None,
         refused_by: str | None = None,
+        as_json: str | None = None,
     ) -> ToolRecord:
         """Keep a call's result and put its ``role: tool`` message in the history.
 
         The model receives the result as JSON, cut down to the budget's
         ``max_tool_output_chars`` if it is longer (the full result is saved
         beside the trace). ``ran=False``: the call was refused or never run,
-        so it taught the model nothing (no fingerprint).
+        so it taught the model nothing (no fingerprint). ``as_json``: the result
+        as JSON, when the registry has already written it out.
         """
-        result = self.secret.cleaned(result)  # a tool may have read the key
-        content = RESULT_JSON.encode(result)
+        cleaned = self.secret.cleaned(result, as_json)  # a tool may have read the key
+        if cleaned is not result or as_json is None:
+            as_json = RESULT_JSON.encode(cleaned)
+        result, content = cleaned, as_json
         removed, saved_to = 0, None
         limit = self.budget.max_tool_output_chars
         if limit and len(content) > limit:

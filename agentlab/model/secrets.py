@@ -37,20 +37,21 @@ def is_secret(key: object) -> bool:
 
 
 @functools.lru_cache(maxsize=8)  # one per key: built once, whatever asks for it
-def _pattern(secret: str) -> re.Pattern[str]:
-    """The key's spellings, or for a real key every piece of them, in any case.
-
-    A lookahead, so that overlapping pieces are all found (they are joined
-    into runs by :func:`key_runs`).
-    """
+def _matchers(secret: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Two patterns: runs of the key's characters long enough to hold a piece of
+    it (quick to find, and rare in ordinary text), and the key's spellings (for a
+    real key, every piece of them) looked for inside such a run, in any case."""
     escaped = json.dumps(secret)[1:-1]
     spellings = {secret, escaped, escaped.replace("/", "\\/"), quote(secret, safe="")}
     pieces = spellings
     if is_secret(secret):
         n = SECRET_PIECE_CHARS
         pieces = {s[i : i + n] for s in spellings for i in range(len(s) - n + 1)}
+    characters = "".join(re.escape(c) for c in sorted(set("".join(spellings))))
+    runs = re.compile(f"[{characters}]{{{min(map(len, pieces))},}}", re.IGNORECASE)
+    # A lookahead, so that overlapping pieces are all found (key_runs joins them).
     alternatives = "|".join(re.escape(p) for p in sorted(pieces, key=len, reverse=True))
-    return re.compile(f"(?=({alternatives}))", re.IGNORECASE)
+    return runs, re.compile(f"(?=({alternatives}))", re.IGNORECASE)
 
 
 def key_runs(text: str, secret: str | None) -> list[tuple[int, int]]:
@@ -62,13 +63,15 @@ def key_runs(text: str, secret: str | None) -> list[tuple[int, int]]:
     """
     if not secret or len(secret) < 8:
         return []
+    candidates, spellings = _matchers(secret)
     runs: list[tuple[int, int]] = []
-    for match in _pattern(secret).finditer(text):
-        start, end = match.start(), match.start() + len(match.group(1))
-        if runs and start <= runs[-1][1]:
-            runs[-1] = (runs[-1][0], max(runs[-1][1], end))
-        else:
-            runs.append((start, end))
+    for candidate in candidates.finditer(text):
+        for match in spellings.finditer(text, candidate.start(), candidate.end()):
+            start, end = match.start(), match.start() + len(match.group(1))
+            if runs and start <= runs[-1][1]:
+                runs[-1] = (runs[-1][0], max(runs[-1][1], end))
+            else:
+                runs.append((start, end))
     return runs
 
 
@@ -86,21 +89,46 @@ def without_secret(text: str, secret: str | None, mask: str = MASK) -> str:
 
 def without_secret_in(value: Any, secret: str | None, mask: str = MASK) -> Any:
     """``value`` with ``secret`` blanked out of every string in it: walks dicts
-    (their keys too), lists, tuples and dataclasses, making new ones."""
+    (their keys too), lists, tuples and dataclasses. What holds no piece of the
+    key comes back as the very same object (so the caller can tell)."""
     if isinstance(value, str):
         return without_secret(value, secret, mask)
     if isinstance(value, list | tuple):
         items = [without_secret_in(v, secret, mask) for v in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
         return value._make(items) if hasattr(value, "_make") else type(value)(items)
     if isinstance(value, dict):
-        return {
-            without_secret_in(k, secret, mask): without_secret_in(v, secret, mask)
+        pairs = [
+            (without_secret_in(k, secret, mask), without_secret_in(v, secret, mask))
             for k, v in value.items()
-        }
+        ]
+        kept = zip(pairs, value.items(), strict=True)
+        if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in kept):
+            return value
+        return dict(pairs)
     if is_dataclass(value) and not isinstance(value, type):
         changes = {f.name: getattr(value, f.name) for f in fields(value) if f.init}
-        return replace(value, **without_secret_in(changes, secret, mask))
+        cleaned = without_secret_in(changes, secret, mask)
+        return value if cleaned is changes else replace(value, **cleaned)
     return value
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string in ``value``, walked as :func:`without_secret_in` walks it."""
+    found, todo = [], [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, list | tuple):
+            todo += item
+        elif isinstance(item, dict):
+            todo += item.keys()
+            todo += item.values()
+        elif is_dataclass(item) and not isinstance(item, type):
+            todo += (getattr(item, f.name) for f in fields(item))
+    return found
 
 
 @dataclass
@@ -121,10 +149,15 @@ class Secret:
             self.key = key if is_secret(key) else None
         return self.key
 
-    def cleaned(self, value: Any) -> Any:
-        """``value`` (a reply, a tool result, a message) without the key."""
+    def cleaned(self, value: Any, as_json: str | None = None) -> Any:
+        """``value`` (a reply, a tool result) without the key: the same object when
+        it holds none. ``as_json``, the value as JSON text if the caller has it,
+        saves looking at its strings one by one."""
         key = self._known()
-        return value if key is None else without_secret_in(value, key)
+        if key is None:
+            return value
+        text = as_json if as_json is not None else "\0".join(_strings(value))
+        return without_secret_in(value, key) if key_runs(text, key) else value
 
     def shown(self, show: Callable[[str], None]) -> ShownWithoutKey:
         """``show`` for streamed text, holding back what may be the start of the key."""

@@ -281,8 +281,7 @@ def demo_scenarios() -> list[DemoScenario]:
     from ..clients import Hang, HttpError, ScriptedClient, call
     from ..course.faults import fault_tools, keeps_calling
 
-    # The tasks are for the (scripted) model: Chinese, like the system prompt.
-    question = "分析 data/input/sales.csv，告诉我销售额最高的类别和总销售额。"
+    question = tr("cli.demo.question")  # for the model: in the run's language
     cap = Budget(max_steps=DEMO_MAX_STEPS)
     faults = lambda: fault_tools(hang_seconds=2.0)[0]  # noqa: E731
     return [
@@ -301,7 +300,7 @@ def demo_scenarios() -> list[DemoScenario]:
         ),
         DemoScenario(
             tr("cli.demo.repeats"),
-            "等构建完成",
+            tr("cli.demo.wait_build"),
             lambda: ScriptedClient(keeps_calling("same_result")),
             faults,
             Budget.seed_table(),

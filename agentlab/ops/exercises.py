@@ -21,7 +21,8 @@ from typing import Any
 from ..course.exercises import exercises, render
 from ..course.exercises.core import NOT_DONE, PASSED, WRONG, Exercise
 from ..course.exercises.running import judge
-from ..i18n import language, printable_output, tr
+from ..course.exercises.texts import tr
+from ..i18n import language, printable_output
 from .cli_parser import CourseParser, add_commands, run_command
 
 

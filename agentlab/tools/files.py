@@ -28,11 +28,16 @@ from .sales import COURSE_DATA_DIR
 from .sandbox import is_text, link_refusal, open_inside, resolve_inside
 
 MAX_READ_CHARS = 4000
-PATH_PARAM = {"type": "string", "description": "相对于沙盒根目录的路径，例如 notes.md"}
-TEXT_PARAM = {"type": "string", "description": "UTF-8 文本"}
-PATH_ONLY = {"properties": {"rel_path": PATH_PARAM}, "required": ["rel_path"]}
-WRITE_FIELDS = {"rel_path": PATH_PARAM, "text": TEXT_PARAM}
-PATH_AND_TEXT = {"properties": WRITE_FIELDS, "required": list(WRITE_FIELDS)}
+
+
+def path_param() -> dict[str, str]:
+    """The schema of a ``rel_path`` argument, described in the current language."""
+    return {"type": "string", "description": tr("files.describe.rel_path")}
+
+
+def text_param() -> dict[str, str]:
+    """The schema of a ``text`` argument, described in the current language."""
+    return {"type": "string", "description": tr("files.describe.text")}
 
 
 def sandbox_copy(source: str | Path | None = None) -> Path:
@@ -150,29 +155,32 @@ def file_tools(
     root = Path(sandbox)
     if not root.is_dir():
         raise ValueError(tr("files.sandbox_not_a_folder", path=str(root)))
+    path_only = {"properties": {"rel_path": path_param()}, "required": ["rel_path"]}
+    fields = {"rel_path": path_param(), "text": text_param()}
+    path_and_text = {"properties": fields, "required": list(fields)}
     available = {
         "list_dir": Tool(
             "list_dir",
-            "列出沙盒里（或其中某个目录下）的所有文件，每个文件一条相对路径。",
-            {"properties": {"rel_path": PATH_PARAM}},
+            tr("files.describe.list_dir"),
+            {"properties": {"rel_path": path_param()}},
             lambda rel_path=".": list_dir(root, rel_path),
         ),
         "read_text": Tool(
             "read_text",
-            "读取沙盒里的一个 UTF-8 文本文件；特别长的文件会被截断并标明。",
-            PATH_ONLY,
+            tr("files.describe.read_text"),
+            path_only,
             lambda rel_path: read_text(root, rel_path, max_read_chars),
         ),
         "write_text": Tool(
             "write_text",
-            "在沙盒里新建或覆盖一个 UTF-8 文本文件（会自动创建目录）。",
-            PATH_AND_TEXT,
+            tr("files.describe.write_text"),
+            path_and_text,
             lambda rel_path, text: write_text(root, rel_path, text),
         ),
         "append_text": Tool(
             "append_text",
-            "在沙盒里的文件末尾追加 UTF-8 文本，文件不存在时新建。",
-            PATH_AND_TEXT,
+            tr("files.describe.append_text"),
+            path_and_text,
             lambda rel_path, text: append_text(root, rel_path, text),
         ),
     }

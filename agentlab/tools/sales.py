@@ -125,10 +125,6 @@ def sales_tools(data_dir: str | Path | None = None) -> ToolRegistry:
     def run(relative_path: str) -> ToolResult:
         return analyze_csv(input_dir, relative_path)
 
-    description = (
-        "读取 input/ 目录下的销售 CSV（列为 category、quantity、unit_price），"
-        "返回各类别销售额、总销售额和销售额最高的类别。"
-    )
-    path = {"type": "string", "description": "相对于 input/ 的文件名，例如 sales.csv"}
+    path = {"type": "string", "description": tr("csv.describe.relative_path")}
     schema = {"properties": {"relative_path": path}, "required": ["relative_path"]}
-    return ToolRegistry([Tool("analyze_csv", description, schema, run)])
+    return ToolRegistry([Tool("analyze_csv", tr("csv.describe.analyze_csv"), schema, run)])

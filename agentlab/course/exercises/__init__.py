@@ -41,10 +41,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import __version__
-from ...i18n import tr
 from . import ch01, ch02, ch03, ch04, ch05
 from .core import NOT_DONE, PASSED, WRONG, Exercise, Verdict
 from .running import DEFAULT_TIME_LIMIT_S, judge
+from .texts import tr
 
 EXERCISES: list[Exercise] = [
     *ch01.EXERCISES,

@@ -23,7 +23,6 @@ from typing import Any
 
 from ... import Budget, run_agent
 from ...clients import Chunking, Reply, ScriptedClient, ToolCall, scripted
-from ...i18n import tr
 from ...tools import Tool, ToolRegistry, error, ok, resolve_inside, sandbox_copy
 from ...tools import files as library_files
 from .core import (
@@ -54,6 +53,7 @@ from .loops import (
     student_run,
 )
 from .running import run_student
+from .texts import tr
 
 # -- 01-loop ---------------------------------------------------------------------------
 

@@ -24,7 +24,6 @@ from typing import Any
 from ... import Budget, run_agent
 from ...clients import Conversation, Reply, ScriptedClient, call, say, scripted
 from ...clients.behaviours import describe_sales
-from ...i18n import tr
 from ...tools import error, ok, sales_tools
 from ...tools.sales import COURSE_DATA_DIR
 from .core import (
@@ -54,6 +53,7 @@ from .loops import (
 )
 from .mistakes import Mistake
 from .running import run_student
+from .texts import tr
 
 QUESTION = "分析 data/input/sales.csv，告诉我销售额最高的类别、各类别销售额和总销售额。"
 

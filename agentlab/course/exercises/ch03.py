@@ -25,10 +25,10 @@ from typing import Any
 from ... import Budget, run_agent
 from ...clients import Conversation, Hang, Reply, ScriptedClient, call
 from ...deadline import TimedOut, run_within
-from ...i18n import tr
 from ..faults import HangingTool, fault_tools, keeps_calling, wanders
 from .core import Exercise, Verdict, need_callable, passed, predict, shown, type_name, wrong
 from .running import run_student
+from .texts import tr
 
 # -- 03-repeat-key -----------------------------------------------------------------------
 

@@ -20,7 +20,6 @@ from typing import Any
 from ... import Budget, run_agent
 from ...clients import ScriptedClient, call, say, scripted
 from ...clients.behaviours import honest_analyst
-from ...i18n import tr
 from ...loop.trace import read_trace
 from ...model.failures import ModelFailure, model_failure_class
 from ...tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, sandbox_copy
@@ -30,6 +29,7 @@ from ..faults import fault_tools, flaky, huge_log, keeps_calling
 from .core import Exercise, Verdict, need_callable, passed, predict, shown, type_name, wrong
 from .loops import TOOL_ERROR
 from .running import run_student
+from .texts import tr
 
 # -- 04-classify -------------------------------------------------------------------------
 

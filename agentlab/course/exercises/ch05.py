@@ -20,7 +20,6 @@ import math
 import numbers
 from typing import TYPE_CHECKING, Any
 
-from ...i18n import tr
 from .core import (
     Exercise,
     Judged,
@@ -32,6 +31,7 @@ from .core import (
     wrong,
 )
 from .running import run_student
+from .texts import tr
 
 if TYPE_CHECKING:  # pandas and the sweeps load only when a chapter-05 check runs
     import pandas as pd

@@ -33,8 +33,8 @@ from importlib.resources import files
 from types import CodeType
 from typing import Any, NamedTuple
 
-from ...i18n import tr
 from .mistakes import Mistake
+from .texts import tr
 
 PASSED, NOT_DONE, WRONG = "passed", "not_done", "wrong"
 ERROR = "error"  # the check itself failed: "not right" to the student, a misjudgement to verify

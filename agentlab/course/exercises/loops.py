@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from ...clients import BEHAVIOURS, Conversation, Reply, ScriptedClient, ToolCall, call, say
-from ...i18n import language, tr
+from ...i18n import language
 from ...loop.minimal import minimal_loop
 from ...tools import ToolRegistry, file_tools, sandbox_copy
 from .core import Judged, Runaway, shown, type_name, wrong
 from .running import run_student
+from .texts import tr
 
 TODO_TASK = "读一下 meeting.md，把里面所有以 TODO 开头的行抽出来，汇总写进 todo-list.md，然后汇报。"
 RUNAWAY_AFTER = 12  # requests beyond the cap before the check steps in

@@ -49,7 +49,6 @@ from types import CodeType
 from typing import Any
 
 from ...deadline import TimedOut, run_within
-from ...i18n import tr
 from .core import (
     ERROR,
     Exercise,
@@ -62,6 +61,7 @@ from .core import (
     not_done,
     wrong,
 )
+from .texts import tr
 
 DEFAULT_TIME_LIMIT_S = 5.0
 SLACK_S = 20.0  # beyond the student's time: the check's own work, then the copy is killed
