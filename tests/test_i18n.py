@@ -21,7 +21,7 @@ import pytest
 import agentlab
 from agentlab import OUTCOMES, STOP_REASONS, Budget, run_agent
 from agentlab.clients import scripted
-from agentlab.course.exercises.texts import TEXTS
+from agentlab.course.exercises.texts import TEXTS, UNITS
 from agentlab.i18n import (
     CATALOG,
     LANGUAGES,
@@ -37,7 +37,7 @@ from agentlab.tools import sales_tools
 from agentlab.tools.result import TOOL_ERROR_CLASSES
 
 PACKAGE = Path(agentlab.__file__).parent
-CATALOGS = {"core": CATALOG, "exercises": TEXTS}
+CATALOGS = {"core": CATALOG, "exercises": TEXTS, "units": UNITS}
 TEMPLATES = sorted(PACKAGE.rglob("templates/*.html"))  # Jinja2: strings in single quotes
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
@@ -55,11 +55,9 @@ ALLOWED_CHINESE = {
     "loop/agent.py": "DEFAULT_SYSTEM_PROMPT, until the loop looks up tr('loop.system_prompt')",
     "loop/minimal.py": "chapter 01's loop imports nothing of agentlab: its prompt is its own",
     **dict.fromkeys(
-        [f"course/exercises/ch0{n}.py" for n in range(1, 6)]
-        + ["course/exercises/loops.py", "course/exercises/solutions.py"]
-        + ["course/exercises/wrong.py"],
-        "student code and scenario data (starters, reference and wrong answers, tasks and "
-        "replies of the exercises' scripted models), written as a notebook cell would be",
+        [f"course/exercises/ch0{n}.py" for n in range(1, 5)] + ["course/exercises/loops.py"],
+        "the reference answers, written as a student's notebook cell would be, and scenario "
+        "data (tasks and replies of the exercises' scripted models)",
     ),
 }
 
@@ -165,9 +163,9 @@ def test_chinese_messages_are_chinese():
 def test_every_key_looked_up_exists_and_every_key_is_looked_up():
     """Keys are found as string literals (a ``tr("...")`` call, a table of keys, a
     template's ``tr('...')``) or as keys built from a literal head (``f"term.{code}"``);
-    exercise texts (``exercise.*``) live in the exercises' catalog, every other key in
-    the core one."""
-    core, exercise = CATALOG.messages("zh"), TEXTS.messages("zh")
+    exercise texts (``exercise.*``) live in the exercises' catalogs (the shared one and
+    the units'), every other key in the core one."""
+    core, exercise = CATALOG.messages("zh"), TEXTS.messages("zh") | UNITS.messages("zh")
     literals, patterns, looked_up = set(), [], set()
     for tree in sources().values():
         literals |= {node.value for node in strings(tree)}

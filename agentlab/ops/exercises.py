@@ -64,23 +64,22 @@ def verify_exercise(exercise: Exercise) -> list[tuple[bool, str]]:
     lines, seen = [], set()
     for label, answer, expected, says in cases:
         verdict = judge(exercise, answer)
-        message = render(verdict)
-        right = verdict.status == expected
-        if right and expected == WRONG:
-            right = message not in seen and says in message
-            if message in seen:
-                message += " — " + tr("exercise.verify.same_message")
-            elif says not in message:
-                message += f" — {tr('exercise.verify.expected_wrong')}：{says}"
-            seen.add(message)
-        if not right:
+        said = render(verdict)
+        if verdict.status != expected:
             key = {PASSED: "expected_pass", NOT_DONE: "expected_not_done"}.get(
                 expected, "expected_wrong"
             )
-            message = f"{tr(f'exercise.verify.{key}')}: {message}"
-        mark = "✓" if right else "✗"
+            problem = tr(f"exercise.verify.{key}")
+        elif said in seen:  # two mistakes, one message: it names neither
+            problem = tr("exercise.verify.same_message")
+        elif says not in said:
+            problem = tr("exercise.verify.expected_says", says=says)
+        else:
+            problem = ""
+        seen.add(said)
+        message, mark = (f"{said} — {problem}", "✗") if problem else (said, "✓")
         line = tr("exercise.verify.line", mark=mark, id=exercise.id, label=label, message=message)
-        lines.append((right, line))
+        lines.append((not problem, line))
     return lines
 
 

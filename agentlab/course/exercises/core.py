@@ -3,8 +3,10 @@
 An exercise is one unit. Its code sits in its chapter's module (``ch01.py`` ...
 ``ch05.py``): the reference answer, written as a student would write it, and the
 check. Its data is ``units/<id>.toml``: what kind of exercise it is, the name the
-student's answer goes by, the starter code of the notebook cell, and the named
-mistakes (:mod:`~agentlab.course.exercises.mistakes`) with the feedback each gets.
+student's answer goes by, the starter code of the notebook cell, its texts in both
+languages (title, prompt, hint, feedback: read by :mod:`~.texts`), and the named
+mistakes (:mod:`~agentlab.course.exercises.mistakes`) with the feedback each gets. The
+notebook's cells for it are made from the unit (``tests/exercise_cells.py``).
 
 A check is a plain function ``answer -> Verdict`` that names the *first* thing
 that is wrong. Four things can come out:
@@ -110,8 +112,9 @@ class Exercise:
     module); the rest is data, in ``units/<id>.toml``.
 
     From the unit: ``kind`` ("code", "predict" or "read"), ``answer_name`` (what the
-    check cell passes to ``check``), ``starter`` (the code of the student's cell) and
-    the named ``mistakes``. ``title``, ``prompt`` and ``hint`` follow ``AGENTLAB_LANG``.
+    check cell passes to ``check``), ``starter`` (the code of the student's cell), the
+    named ``mistakes``, and ``title``, ``prompt`` and ``hint`` in the language of
+    ``AGENTLAB_LANG``.
     """
 
     id: str

@@ -160,7 +160,7 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
         return wrong(tr("exercise.timeout", what=exercise.answer_name))
     if not reply:  # the copy ended without a verdict: os._exit, a crash
         how = f"exit status {os.waitstatus_to_exitcode(status)}"
-        return wrong(tr("exercise.raised", what=exercise.answer_name, error=how))
+        return wrong(tr("exercise.ended", what=exercise.answer_name, how=how))
     if reply == ["interrupted"]:
         raise KeyboardInterrupt
     return Verdict(*reply)

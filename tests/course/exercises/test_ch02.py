@@ -5,7 +5,7 @@ from __future__ import annotations
 import agentlab.course.exercises as api
 from agentlab.course.exercises import ch02
 from agentlab.course.exercises.core import PASSED, WRONG
-from agentlab.i18n import tr
+from agentlab.course.exercises.texts import tr
 
 from .conftest import mistake, recursive_loop, verdict
 
@@ -40,9 +40,9 @@ def test_an_ending_that_is_not_a_string_is_told_so():
 def test_the_prompt_says_how_many_scenarios_the_capped_loop_check_runs(monkeypatch):
     words = {5: ("五", "five"), 6: ("六", "six"), 7: ("七", "seven")}
     zh, en = words[len(ch02.CAPPED_SCENARIOS)]
-    assert f"{zh}个场景" in api.get("02-capped-loop").prompt
+    assert f"{zh}个脚本化场景" in api.get("02-capped-loop").prompt
     monkeypatch.setenv("AGENTLAB_LANG", "en")
-    assert f"{en} scenarios" in api.get("02-capped-loop").prompt
+    assert f"{en} scripted scenarios" in api.get("02-capped-loop").prompt
 
 
 def test_a_stub_test_that_catches_its_own_assertion_is_told_so():

@@ -9,8 +9,8 @@ import pytest
 
 from agentlab.course.exercises import ch03
 from agentlab.course.exercises.core import PASSED, WRONG
+from agentlab.course.exercises.texts import tr
 from agentlab.deadline import run_within
-from agentlab.i18n import tr
 
 from .conftest import mistake, verdict
 

@@ -16,7 +16,7 @@ import agentlab.course.exercises as api
 from agentlab.course.exercises import CheckResult, check, exercises
 from agentlab.course.exercises.core import WRONG, passed
 from agentlab.course.exercises.running import judge
-from agentlab.i18n import tr
+from agentlab.course.exercises.texts import tr
 
 from .conftest import verdict
 

@@ -14,10 +14,11 @@ import agentlab.course.exercises as api
 from agentlab.course.exercises import exercises
 from agentlab.course.exercises.core import NOT_DONE, PASSED, WRONG
 from agentlab.course.exercises.running import judge
-from agentlab.i18n import CATALOG, placeholders
+from agentlab.course.exercises.texts import TEXTS, UNITS
 from agentlab.ops.exercises import starter_answer
 
 from ...conftest import REPO
+from ...exercise_cells import cells
 from .conftest import has_cjk, verdicts
 
 CHAPTERS = ("01", "02", "03", "04", "05")
@@ -92,49 +93,21 @@ def test_english_feedback_has_no_full_width_punctuation(monkeypatch):
     assert not offenders, "\n".join(offenders)
 
 
-def test_the_exercise_texts_are_complete_in_both_languages():
+def test_every_exercise_has_its_texts_in_its_unit():
+    """Title, prompt and hint (and a prediction's why) in both languages, in the unit; the
+    shared catalog holds no exercise's own text, and every unit is an exercise's.
+    (tests/test_i18n.py lints these texts with the other catalogs.)"""
     offenders = []
-    for key in (k for k in CATALOG if k.startswith("exercise.")):
-        zh, en = CATALOG[key]
-        if not (zh and en) or placeholders(zh) != placeholders(en):
-            offenders.append(key)
-    for exercise in exercises():
-        parts = ["title", "prompt", "hint"]
-        if exercise.kind == "predict" and exercise.id != "05-predict-seeds":
-            parts.append("why")
-        offenders += [k for p in parts if (k := f"exercise.{exercise.id}.{p}") not in CATALOG]
-    assert not offenders, offenders
-
-
-def key_patterns() -> tuple[set[str], list[re.Pattern]]:
-    """Every string literal in the exercises and their command, every f-string as a pattern."""
-    literals, patterns = set(), []
-    paths = [*(REPO / "agentlab" / "course" / "exercises").glob("*.py")]
-    for path in [*paths, REPO / "agentlab" / "ops" / "exercises.py"]:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                literals.add(node.value)
-            elif isinstance(node, ast.JoinedStr):
-                parts = [
-                    re.escape(v.value) if isinstance(v, ast.Constant) else "[^.]+"
-                    for v in node.values
-                ]
-                if parts and parts[0].startswith(re.escape("exercise.")):
-                    patterns.append(re.compile("".join(parts)))
-    return literals, patterns
-
-
-def test_every_exercise_text_is_reachable():
-    """The i18n test skips keys with computed names; this is their check."""
-    literals, patterns = key_patterns()
+    for lang in ("zh", "en"):
+        texts = UNITS.messages(lang)
+        for exercise in exercises():
+            parts = ["title", "prompt", "hint"]
+            if exercise.kind == "predict" and exercise.id != "05-predict-seeds":
+                parts.append("why")
+            offenders += [k for p in parts if (k := f"exercise.{exercise.id}.{p}") not in texts]
     ids = {e.id for e in exercises()}
-    offenders = []
-    for key in (k for k in CATALOG if k.startswith("exercise.")):
-        if not (key in literals or any(p.fullmatch(key) for p in patterns)):
-            offenders.append(key)
-        part = key.split(".")[1]
-        if re.fullmatch(r"\d\d-.+", part) and part not in ids:
-            offenders.append(key)
+    offenders += [k for k in TEXTS.messages("zh") if re.fullmatch(r"\d\d-.+", k.split(".")[1])]
+    offenders += [p.stem for p in UNITS.folder.glob("*.toml") if p.stem not in ids]
     assert not offenders, offenders
 
 
@@ -146,17 +119,23 @@ def notebook_cells(chapter: str) -> list[dict]:
     return json.loads(path.read_text(encoding="utf-8"))["cells"]
 
 
-def test_each_exercise_is_in_its_chapter_with_its_starter_and_its_check():
-    """The starter a student gets from ``show`` is the cell in the notebook, and
-    the notebook checks the answer by the exercise's own id and answer name."""
+def test_each_notebook_holds_its_exercises_cells_as_the_unit_makes_them():
+    """The prompt (with its heading), the starter and the check cell of every exercise are
+    in its chapter's notebook, one after the other, exactly as ``tests/exercise_cells.py``
+    makes them from the unit (run it to write them)."""
     offenders = []
     for exercise in exercises():
-        code = ["".join(c["source"]) for c in notebook_cells(exercise.chapter)]
-        if not any(exercise.starter.strip() in source for source in code):
-            offenders.append(f"{exercise.id}: starter not in the notebook")
-        if not any(f'check("{exercise.id}", {exercise.answer_name})' in s for s in code):
-            offenders.append(f"{exercise.id}: no check cell")
-    assert not offenders, offenders
+        found = notebook_cells(exercise.chapter)
+        heading = f"### 练习 {exercise.id}\u3000"
+        at = [i for i, c in enumerate(found) if "".join(c["source"]).startswith(heading)]
+        if len(at) != 1:
+            offenders.append(f"{exercise.id}: {len(at)} cells start with {heading}")
+            continue
+        written = ["".join(c["source"]) for c in found[at[0] : at[0] + 3]]
+        kinds = [c["cell_type"] for c in found[at[0] : at[0] + 3]]
+        if written != list(cells(exercise)) or kinds != ["markdown", "code", "code"]:
+            offenders.append(f"{exercise.id}: the notebook's cells differ from the unit's")
+    assert not offenders, "\n".join(offenders)
 
 
 def _top_level_bindings(tree: ast.Module) -> set[str]:
