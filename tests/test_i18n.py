@@ -41,10 +41,8 @@ CATALOGS = {"core": CATALOG, "exercises": TEXTS, "units": UNITS}
 TEMPLATES = sorted(PACKAGE.rglob("templates/*.html"))  # Jinja2: strings in single quotes
 CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
-# Keys in the catalog before the code that looks them up, and why.
-NOT_YET_LOOKED_UP = {
-    "loop.system_prompt": "loop/agent.py's DEFAULT_SYSTEM_PROMPT, as the loop is rewritten",
-}
+# Keys in the catalog before the code that looks them up, and why (none today).
+NOT_YET_LOOKED_UP: dict[str, str] = {}
 # Chinese text a Python module may hold, by module, and why.
 ALLOWED_CHINESE = {
     "i18n.py": "the loader: printable_output() tries whether a stream can print 中文",
@@ -52,7 +50,6 @@ ALLOWED_CHINESE = {
     "loop/context.py": "words marking a key line in a tool's output (错误, 失败): matched in data",
     "ops/doctor.py": "the glyphs the CJK font check draws, not a message",
     "clients/behaviours.py:todo_clerk": "chapter 01 prints its source (inspect.getsource)",
-    "loop/agent.py": "DEFAULT_SYSTEM_PROMPT, until the loop looks up tr('loop.system_prompt')",
     "loop/minimal.py": "chapter 01's loop imports nothing of agentlab: its prompt is its own",
     **dict.fromkeys(
         [f"course/exercises/ch0{n}.py" for n in range(1, 5)] + ["course/exercises/loops.py"],
@@ -300,7 +297,8 @@ def test_chinese_by_default_english_behind_one_switch(monkeypatch):
 
 
 def test_what_the_model_reads_follows_the_switch(monkeypatch):
-    """Tool descriptions and the scripted models' replies speak the run's language."""
+    """The system prompt, the tool descriptions and the scripted models' replies speak
+    the run's language: an English run talks to the model in one language."""
     monkeypatch.setenv("AGENTLAB_LANG", "en")
     described = sales_tools().schemas()[0]["function"]["description"]
     result = run_agent(
@@ -311,6 +309,7 @@ def test_what_the_model_reads_follows_the_switch(monkeypatch):
     )
     assert not CJK.search(described) and not CJK.search(tr("loop.system_prompt"))
     assert result.answer.startswith("From analyze_csv's figures over 5 rows of data"), result.answer
+    assert result.messages[0] == {"role": "system", "content": tr("loop.system_prompt")}
 
 
 def test_why_a_file_failed_is_said_in_the_course_language(tmp_path):

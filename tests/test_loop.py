@@ -403,7 +403,7 @@ def test_tools_that_are_not_a_registry_are_refused_with_a_clear_message():
         ({"client": None}, "client"),
         ({"client": "honest_analyst"}, "client"),
         ({"model": None}, "model"),
-        ({"system_prompt": None}, "system_prompt"),
+        ({"system_prompt": 42}, "system_prompt"),
     ],
 )
 def test_a_caller_argument_of_the_wrong_kind_is_refused_naming_it(options, name):

@@ -19,7 +19,7 @@ from typing import Any
 
 import openai
 
-from ..loop.agent import DEFAULT_MODEL, DEFAULT_SYSTEM_PROMPT
+from ..loop.agent import DEFAULT_MODEL, default_system_prompt
 from ..tools import ToolRegistry
 
 
@@ -37,8 +37,9 @@ def straight_line(
     client: openai.OpenAI,
     tools: ToolRegistry,
     model: str = DEFAULT_MODEL,
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    system_prompt: str | None = None,
 ) -> StraightLineResult:
+    system_prompt = default_system_prompt() if system_prompt is None else system_prompt
     messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}]
     messages.append({"role": "user", "content": task})
     schemas = tools.schemas()

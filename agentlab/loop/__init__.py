@@ -10,6 +10,6 @@ This layer talks to a model through ``agentlab.model`` and runs tools through
 tools.
 """
 
-from .agent import DEFAULT_MODEL, DEFAULT_SYSTEM_PROMPT, run_agent
+from .agent import DEFAULT_MODEL, default_system_prompt, run_agent
 
-__all__ = ["DEFAULT_MODEL", "DEFAULT_SYSTEM_PROMPT", "run_agent"]
+__all__ = ["DEFAULT_MODEL", "default_system_prompt", "run_agent"]

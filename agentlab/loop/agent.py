@@ -53,12 +53,13 @@ from .state import RunState
 from .trace import Trace
 
 DEFAULT_MODEL = "agentlab-scripted"
-# Meant for the model, not for people: it stays Chinese (the course's language,
-# as in seed 000) whatever AGENTLAB_LANG says. Pass system_prompt= to change it.
-DEFAULT_SYSTEM_PROMPT = (
-    "你是一个严谨的助手。需要事实时先调用工具，只根据工具返回的结果回答；"
-    "工具失败时如实说明，不要猜测。信息足够时，用中文给出最终回答。"
-)
+
+
+def default_system_prompt() -> str:
+    """The system prompt a run starts with unless told otherwise: what the model
+    reads follows the language switch with everything else it reads."""
+    return tr("loop.system_prompt")
+
 
 # task_id names the run's trace folder: word characters (Chinese too), "." "_" "-".
 TASK_ID = re.compile(r"[\w.-]{1,64}")
@@ -71,7 +72,7 @@ def run_agent(
     tools: ToolRegistry,
     budget: Budget | None = None,
     model: str = DEFAULT_MODEL,
-    system_prompt: str = DEFAULT_SYSTEM_PROMPT,
+    system_prompt: str | None = None,
     task_id: str | None = None,
     stream: bool = False,
     on_text: Callable[[str], None] | None = print_delta,
@@ -107,6 +108,7 @@ def run_agent(
       event as it happens (one that raises is dropped, with a warning).
     """
     budget = Budget() if budget is None else budget
+    system_prompt = default_system_prompt() if system_prompt is None else system_prompt
     _check_arguments(
         budget=budget, client=client, tools=tools, model=model, system_prompt=system_prompt,
         done_when=done_when, permission_errors=permission_errors,
