@@ -31,6 +31,7 @@ from .core import (
     Verdict,
     clean,
     need_callable,
+    need_prediction,
     not_done,
     passed,
     predict,
@@ -87,6 +88,11 @@ def my_loop(task, client, tools, max_steps):
 
 
 LOOP_SCENARIOS = (HONEST, TOOL_ERROR, TWO_CALLS, UNKNOWN_TOOL, NEVER_STOPS, NEVER_STOPS_TWO_CALLS)
+
+
+def prepare_loop() -> None:
+    for scenario in LOOP_SCENARIOS:
+        reference_run(scenario)
 
 
 def check_loop(answer: Any) -> Verdict:
@@ -152,6 +158,7 @@ PREDICT_MISSING = {
 
 
 def check_predict_missing(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_MISSING))
     with sandbox() as (_, tools):
         run = run_agent(
             TOOL_ERROR.task, client=scripted("todo_clerk"), tools=tools, trace_dir=False
@@ -175,6 +182,7 @@ PREDICT_CAP2 = {
 
 
 def check_predict_cap2(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_CAP2))
     with sandbox() as (box, tools):
         budget = Budget(max_steps=2)
         client = scripted("todo_clerk")
@@ -193,6 +201,7 @@ PREDICT_ESCAPE = {
 
 
 def check_predict_escape(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_ESCAPE))
     with sandbox() as (_, tools):
         task = "读一下 ../mini_agent.py"
         run = run_agent(task, client=scripted("todo_clerk"), tools=tools, trace_dir=False)
@@ -493,7 +502,7 @@ def check_fragments(answer: Any) -> Verdict:
 
 
 EXERCISES = [
-    Exercise("01-loop", check_loop, my_loop),
+    Exercise("01-loop", check_loop, my_loop, prepare_loop),
     Exercise("01-history", check_history, history_lengths),
     Exercise("01-predict-missing", check_predict_missing, PREDICT_MISSING),
     Exercise("01-predict-cap2", check_predict_cap2, PREDICT_CAP2),

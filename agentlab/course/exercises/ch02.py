@@ -32,6 +32,7 @@ from .core import (
     Verdict,
     code_of,
     need_callable,
+    need_prediction,
     passed,
     predict,
     shown,
@@ -73,6 +74,7 @@ def _endings(run: Any) -> dict[str, Any]:
 
 
 def check_predict_cap1(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_CAP1))
     client, budget = scripted("honest_analyst"), Budget(max_steps=1)
     run = run_agent(QUESTION, client=client, tools=sales_tools(), budget=budget, trace_dir=False)
     actual = {**_endings(run), "steps": run.steps, "tool_calls": run.tool_calls}
@@ -89,6 +91,7 @@ PREDICT_FOUR_OK = {
 
 
 def check_predict_four_ok(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_FOUR_OK))
     stub = ScriptedClient([call("analyze_csv", relative_path="sales.csv")] * 4 + [say("完成")])
     budget = Budget(max_steps=4)
     run = run_agent(QUESTION, client=stub, tools=sales_tools(), budget=budget, trace_dir=False)
@@ -116,6 +119,7 @@ PREDICT_RECOVER = {
 
 
 def check_predict_recover(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_RECOVER))
     client, budget = ScriptedClient(wrong_file_first), Budget(max_steps=4)
     run = run_agent(
         "分析销售数据", client=client, tools=sales_tools(), budget=budget, trace_dir=False
@@ -142,6 +146,7 @@ BOUNDARY_FILES = {
 
 
 def check_predict_boundary(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_BOUNDARY))
     data = Path(tempfile.mkdtemp(prefix="agentlab-exercise-")) / "data"
     try:
         shutil.copytree(COURSE_DATA_DIR, data)
@@ -279,6 +284,11 @@ CAPPED_SCENARIOS = (
 )
 
 
+def prepare_capped_loop() -> None:
+    for scenario in CAPPED_SCENARIOS:
+        reference_run(scenario)
+
+
 def check_capped_loop(answer: Any) -> Verdict:
     need_callable(answer, "capped_loop")
     for scenario in CAPPED_SCENARIOS:
@@ -371,7 +381,7 @@ EXERCISES = [
     Exercise("02-predict-four-ok", check_predict_four_ok, PREDICT_FOUR_OK),
     Exercise("02-predict-recover", check_predict_recover, PREDICT_RECOVER),
     Exercise("02-dispatch", check_dispatch, dispatch),
-    Exercise("02-capped-loop", check_capped_loop, capped_loop),
+    Exercise("02-capped-loop", check_capped_loop, capped_loop, prepare_capped_loop),
     Exercise("02-stub-test", check_stub_test, test_step_cap),
     Exercise("02-boundary", check_predict_boundary, PREDICT_BOUNDARY),
 ]

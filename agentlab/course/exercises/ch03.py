@@ -26,7 +26,17 @@ from ... import Budget, run_agent
 from ...clients import Conversation, Hang, Reply, ScriptedClient, call
 from ...deadline import TimedOut, run_within
 from ..faults import HangingTool, fault_tools, keeps_calling, wanders
-from .core import Exercise, Verdict, need_callable, passed, predict, shown, type_name, wrong
+from .core import (
+    Exercise,
+    Verdict,
+    need_callable,
+    need_prediction,
+    passed,
+    predict,
+    shown,
+    type_name,
+    wrong,
+)
 from .running import run_student
 from .texts import tr
 
@@ -415,6 +425,7 @@ PREDICT_ALTERNATE = {"stop_reason": "no_progress", "steps": 6, "repeated_call_re
 
 
 def check_predict_alternate(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_ALTERNATE))
     client, budget = ScriptedClient(alternate_jobs), Budget.seed_table()
     run = run_agent(
         "等两个构建跑完", client=client, tools=fault_tools()[0], budget=budget, trace_dir=False
@@ -431,6 +442,7 @@ PREDICT_NO_PROGRESS = {"stop_reason": "no_progress", "steps": 3, "tool_errors": 
 
 
 def check_predict_no_progress(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_NO_PROGRESS))
     client = ScriptedClient(wanders("always_fails", "mirror"))
     budget = Budget.seed_table(max_no_progress=2)
     run = run_agent(
@@ -444,6 +456,7 @@ PREDICT_THRESHOLD = {"stop_reason": "repeat_call", "steps": 4, "refused_at_step"
 
 
 def check_predict_threshold(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_THRESHOLD))
     client = ScriptedClient(keeps_calling("same_result", {"job": "nightly"}))
     budget = Budget.seed_table()
     run = run_agent(
@@ -502,6 +515,7 @@ def abandon_runs() -> tuple[tuple[str, Any], ...]:
 
 
 def check_predict_abandon(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_ABANDON))
     return predict("03-predict-abandon", answer, dict(abandon_runs()))
 
 

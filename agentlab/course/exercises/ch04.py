@@ -26,7 +26,17 @@ from ...tools import Tool, ToolRegistry, error, file_tools, ok, sales_tools, san
 from ...tools.result import tool_error_class
 from ...tools.sales import COURSE_DATA_DIR
 from ..faults import fault_tools, flaky, huge_log, keeps_calling
-from .core import Exercise, Verdict, need_callable, passed, predict, shown, type_name, wrong
+from .core import (
+    Exercise,
+    Verdict,
+    need_callable,
+    need_prediction,
+    passed,
+    predict,
+    shown,
+    type_name,
+    wrong,
+)
 from .loops import TOOL_ERROR
 from .running import run_student
 from .texts import tr
@@ -449,6 +459,8 @@ PREDICT_RETRY = {
 
 
 def check_predict_retry(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_RETRY))
+
     def analyst_run(budget: Budget) -> Any:
         client = ScriptedClient(flaky(honest_analyst))
         return run_agent(
@@ -470,6 +482,7 @@ PREDICT_LOGIC = {"outcome": "completed", "tool_errors": 0, "first_error_class": 
 
 
 def check_predict_logic(answer: Any) -> Verdict:
+    need_prediction(answer, list(PREDICT_LOGIC))
     outcomes = iter(
         [error("TESTS_FAILED", "2 tests failed: test_deadline, test_repeat"), ok({"passed": 41})]
     )

@@ -120,6 +120,9 @@ class Exercise:
     id: str
     check: Callable[[Any], Verdict]
     reference: Any
+    prepare: Callable[[], object] | None = None
+    """Makes, once, what the check compares against (reference runs, sweeps) and caches it
+    in this process, so that each forked copy the check runs in starts with it."""
 
     @property
     def chapter(self) -> str:

@@ -18,9 +18,11 @@ or a lock the copy inherited in the held state from another thread of the
 kernel) and then kills the copy; Ctrl-C kills it too, and reaches the student as
 a KeyboardInterrupt, as usual.
 
-Before an exercise's first copy, its check runs once here, on its reference
-answer (our own code): that caches in the kernel what the check compares
-against (the reference runs, chapter 05's sweeps), and every copy starts with it.
+Before an exercise's first copy, its ``prepare`` (where it has one) runs once
+here: it makes and caches in the kernel what the check compares against (the
+loop exercises' reference runs, chapter 05's sweeps), so every copy starts with
+it instead of making it again. Nothing that waits on real time or starts a
+process runs here: that stays in the copies.
 
 Without ``fork`` the check runs in this process, and the limits are honest ones.
 On Windows the student's code runs on a thread: the check answers at the
@@ -168,8 +170,9 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
 
 @functools.cache
 def _prepared(exercise: Exercise) -> None:
-    """Run the check on the reference once, here: see the module's docstring."""
-    _judge(exercise, exercise.reference, DEFAULT_TIME_LIMIT_S)
+    """The exercise's ``prepare``, once, here: see the module's docstring."""
+    if exercise.prepare is not None:
+        exercise.prepare()
 
 
 def _in_the_copy(exercise: Exercise, answer: Any, seconds: float, pipe: int) -> None:

@@ -226,3 +226,16 @@ def test_a_keyboard_interrupt_in_student_code_still_stops_the_check():
 
     with pytest.raises(KeyboardInterrupt):
         verdict("01-loop", loop)
+
+
+def test_what_a_check_compares_against_is_made_once_here_and_runs_stay_in_the_copy():
+    """An exercise's ``prepare`` fills this process's caches (chapter 05's sweeps), so each
+    copy starts with them; runs that wait on real time or start processes (chapter 03's
+    hanging tools) happen only in the copy, and leave nothing running here."""
+    from agentlab.course.exercises import ch03, ch05
+
+    verdict("05-completion-rate", None)
+    assert ch05._measure_cases.cache_info().currsize == 1
+    found = verdict("03-predict-abandon", api.get("03-predict-abandon").reference)
+    assert found.status == "passed", found.detail
+    assert ch03.abandon_runs.cache_info().currsize == 0
