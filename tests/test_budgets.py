@@ -788,14 +788,40 @@ def test_the_no_progress_streak_starts_again_after_a_step_that_brought_something
         assert guard.after_step(run_state) is None, step  # never two in a row
 
 
-def test_calls_left_unrun_by_a_stop_are_not_tool_errors(faults, tmp_path):
+def test_calls_refused_or_left_unrun_are_counted_apart_from_tool_calls_and_errors(
+    faults, tmp_path
+):
+    """A tool status describes one execution: the refused 3rd call and the two the stop
+    left unrun never executed, so they are neither tool calls nor tool errors."""
     tools, _ = faults
     same = ToolCall("same_result", {"job": "nightly"})
     script = [Reply(tool_calls=[same])] * 3 + [Reply(tool_calls=[same, same])]
     result = run(script, tools, Budget.seed_table(), tmp_path)
     codes = [(r["result"].get("error") or {}).get("code") for r in result.tool_results]
-    assert result.stop_reason == "repeat_call" and codes[-2:] == ["NOT_RUN", "NOT_RUN"]
-    assert result.tool_errors == 1  # the refused 3rd call; the two left unrun did not fail
+    assert result.stop_reason == "repeat_call"
+    assert codes == [None, None, "REPEATED_CALL", "NOT_RUN", "NOT_RUN"]
+    assert [r["ran"] for r in result.tool_results] == [True, True, False, False, False]
+    assert (result.tool_calls, result.calls_not_run, result.tool_errors) == (2, 3, 0)
+    assert result.to_dict()["summary"]["calls_not_run"] == 3
+
+
+def test_an_answer_right_after_a_refused_call_is_judged_on_the_last_calls_that_ran(
+    faults, tmp_path
+):
+    """The refusal says "you did this already: change course or answer". An answer that
+    follows it is judged on the results the tools really returned: ok, completed; an
+    unresolved error before the refusal, tool_error."""
+    tools, _ = faults
+    budget = Budget(repeat_hint_at=2)
+    same, failing = call("same_result", job="nightly"), call("always_fails")
+    done = run([same, same, say("构建好了")], tools, budget, tmp_path)
+    failed = run([failing, failing, say("没拿到")], tools, budget, tmp_path)
+    assert (done.outcome, done.tool_calls, done.calls_not_run, done.tool_errors) == (
+        "completed", 1, 1, 0,
+    )
+    assert (failed.outcome, failed.tool_calls, failed.calls_not_run, failed.tool_errors) == (
+        "tool_error", 1, 1, 1,
+    )
 
 
 @pytest.mark.parametrize("name", ["max_steps", "max_retries", "retry_backoff_s", "wrap_up"])

@@ -92,6 +92,7 @@ COUNT_LABELS = {
     "steps": "display.count.steps",
     "model_requests": "display.count.model_requests",
     "tool_calls": "display.count.tool_calls",
+    "calls_not_run": "display.count.calls_not_run",
     "tool_errors": "display.count.tool_errors",
     "tokens": "display.count.tokens",
 }

@@ -90,6 +90,7 @@ COLUMN_KEYS = {
     "steps": "report.col.steps",
     "model_requests": "report.col.model_requests",
     "tool_calls": "report.col.tool_calls",
+    "calls_not_run": "report.col.calls_not_run",
     "tool_errors": "report.col.tool_errors",
     "phase": "report.col.phase",
     "tokens": "report.col.tokens",
@@ -170,6 +171,7 @@ def outcome_table(
             "steps": r.steps,
             "model_requests": r.model_requests,
             "tool_calls": r.tool_calls,
+            "calls_not_run": r.calls_not_run,
             "tool_errors": r.tool_errors,
         }
         if details:

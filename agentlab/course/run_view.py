@@ -194,6 +194,7 @@ def view_of_result(result: Any) -> RunView:
         "steps": result.steps,
         "model_requests": result.model_requests,
         "tool_calls": result.tool_calls,
+        "calls_not_run": result.calls_not_run,
         "tool_errors": result.tool_errors,
         "tokens": result.tokens,
     }
@@ -278,7 +279,8 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
     counts = {
         "steps": step_of(stop) or last,
         "model_requests": stop.get("model_requests", len(index.decides)),
-        "tool_calls": len(tools),
+        "tool_calls": sum(1 for e in tools if ran(e)),
+        "calls_not_run": sum(1 for e in tools if not ran(e)),
         "tool_errors": sum(1 for e in tools if is_tool_failure(e)),
         "tokens": stop.get("tokens"),
     }
@@ -310,16 +312,19 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
     )
 
 
-def is_tool_failure(event: dict[str, Any]) -> bool:
-    """As the run counts ``tool_errors``: logic errors and NOT_RUN calls are not failures.
+def ran(event: dict[str, Any]) -> bool:
+    """Did the call of this trace event execute? (Traces written before ``ran`` was
+    recorded: a call refused by a guard or answered NOT_RUN did not.)"""
+    if "ran" in event:
+        return bool(event["ran"])
+    return event.get("refused_by") is None and event.get("error_code") != NOT_RUN
 
-    The rule of :func:`agentlab.loop.result.is_tool_failure`, read off a trace
-    event (which has ``error_code``) instead of a record of the run."""
-    return (
-        event.get("status") == "error"
-        and event.get("error_class") != "logic"
-        and event.get("error_code") != NOT_RUN
-    )
+
+def is_tool_failure(event: dict[str, Any]) -> bool:
+    """As the run counts ``tool_errors``: an execution that failed, logic errors aside.
+
+    The rule of :func:`agentlab.loop.result.is_tool_failure`, read off a trace event."""
+    return ran(event) and event.get("status") == "error" and event.get("error_class") != "logic"
 
 
 def parse_json(text: str) -> Any:

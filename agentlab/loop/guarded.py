@@ -160,7 +160,7 @@ def guarded_loop(
         if not calls:
             return end("answered", reply.content or "")
 
-        last_results, learned = [], False
+        results, learned = [], False  # what the tools that ran returned in this step
         for position, call in enumerate(calls):
             name, arguments = call.function.name, call.function.arguments
             key = repeat_key(name, arguments)
@@ -170,12 +170,10 @@ def guarded_loop(
                 return end("repeat_call")
             if repeat_hint_at is not None and calls_seen[key] >= repeat_hint_at:
                 hint = tr("guard.repeat_hint", before=calls_seen[key] - 1)
-                refused = error("REPEATED_CALL", hint)  # not run: it teaches nothing new
-                last_results.append(refused)
-                answer_call(call, refused)
+                answer_call(call, error("REPEATED_CALL", hint))  # not run: no tool result
                 continue
             ran = tools.run(name, arguments, left())  # within the time left
-            last_results.append(ran.result)
+            results.append(ran.result)
             answer_call(call, ran.result)
             if ran.late:
                 not_run(calls[position + 1 :], "deadline")
@@ -183,6 +181,7 @@ def guarded_loop(
             seen = json.dumps([ran.result.get("data"), ran.result.get("error")], sort_keys=True)
             learned = learned or seen not in results_seen
             results_seen.add(seen)
+        last_results = results or last_results  # a step that ran nothing changes nothing
         no_progress = 0 if learned else no_progress + 1
         if max_no_progress is not None and no_progress >= max_no_progress:
             return end("no_progress")

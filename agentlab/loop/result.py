@@ -2,7 +2,10 @@
 
 The words are the course's (tool status ``ok``/``error`` for one tool
 execution; run status ``completed``/``failed`` for the whole run; the stop
-reason; the outcome a table groups by). :data:`ENDINGS` writes each stop
+reason; the outcome a table groups by). A call a guard refused
+(``REPEATED_CALL``, ``TOO_MANY_CALLS``) or that never ran because the run
+stopped (``NOT_RUN``) was no execution: it is counted apart, never as a tool
+call or a tool error. :data:`ENDINGS` writes each stop
 reason once, with the outcome it leads to; everything else derives from it.
 This module records and classifies; it never decides when to stop.
 """
@@ -57,6 +60,7 @@ class ToolRecord(TypedDict):
     arguments: str  # as the model sent them (JSON text, maybe broken)
     normalized_args: str  # one canonical spelling, for repeats and reports
     status: str  # tool status: "ok" or "error"
+    ran: bool  # False: refused by a guard, or never run because the run stopped
     error_class: str | None  # transient / invalid_input / permission / logic
     fingerprint: str | None  # what the model learned; None for calls not run
     truncated_chars: int  # characters cut before the model saw the result
@@ -66,11 +70,9 @@ class ToolRecord(TypedDict):
 
 
 def is_tool_failure(record: ToolRecord) -> bool:
-    """An error that counts as a tool failure. Logic errors are feedback, and
-    calls left unrun because the run stopped (``NOT_RUN``) did not fail."""
-    if record["status"] != "error" or record["error_class"] == "logic":
-        return False
-    return (record["result"].get("error") or {}).get("code") != "NOT_RUN"
+    """An execution that failed. Logic errors are feedback, and a call refused or
+    never run did not execute at all."""
+    return record["ran"] and record["status"] == "error" and record["error_class"] != "logic"
 
 
 def records_of_step(records: list[ToolRecord], step: int) -> list[ToolRecord]:
@@ -84,10 +86,12 @@ def records_of_step(records: list[ToolRecord], step: int) -> list[ToolRecord]:
 
 
 def last_batch_failures(records: list[ToolRecord]) -> list[ToolRecord]:
-    """The failed calls of the last step that called tools (empty if none failed)."""
-    if not records:
+    """The failed calls of the last step that ran tools (empty if none failed). A step
+    whose calls were all refused leaves the results before it standing."""
+    ran = [r for r in records if r["ran"]]
+    if not ran:
         return []
-    return [r for r in records_of_step(records, records[-1]["step"]) if is_tool_failure(r)]
+    return [r for r in records_of_step(ran, ran[-1]["step"]) if is_tool_failure(r)]
 
 
 def classify(stop_reason: str, records: list[ToolRecord]) -> str:
@@ -121,7 +125,9 @@ class RunResult:
     steps: int
     model_requests: int
     tool_calls: int
+    """Tool calls that ran (executions)."""
     tool_errors: int
+    """Executions that failed (logic errors are not failures)."""
     answer: str | None
     elapsed_s: float
     tokens: int
@@ -131,6 +137,8 @@ class RunResult:
     trace_path: str | None = None
     partial_answer: str | None = None
     """Not an answer: what the model summed up when a budget ran out (wrap-up)."""
+    calls_not_run: int = 0
+    """Calls the model asked for that a guard refused or the stop left unrun."""
     events: list[dict[str, Any]] = field(default_factory=list, repr=False)
     """The trace events of the run, in order (also in ``trace_path`` when there is a file)."""
     reasoning: list[str | None] = field(default_factory=list, repr=False)
@@ -142,7 +150,7 @@ class RunResult:
             f"RunResult(status={self.status!r}, outcome={self.outcome!r}, "
             f"stop_reason={self.stop_reason!r}, steps={self.steps}, "
             f"model_requests={self.model_requests}, tool_calls={self.tool_calls}, "
-            f"tool_errors={self.tool_errors})"
+            f"calls_not_run={self.calls_not_run}, tool_errors={self.tool_errors})"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -161,6 +169,7 @@ class RunResult:
                 "steps": self.steps,
                 "model_requests": self.model_requests,
                 "tool_calls_used": self.tool_calls,
+                "calls_not_run": self.calls_not_run,
                 "tool_errors": self.tool_errors,
                 "tokens": self.tokens,
                 "tool_results": [

@@ -126,6 +126,7 @@ class RunState:
             arguments=call.arguments,
             normalized_args=canonical_arguments(call.arguments),
             status=result["status"],
+            ran=ran,
             error_class=tool_error_class(code) if result["status"] == "error" else None,
             fingerprint=fingerprint(result) if ran else None,
             truncated_chars=removed,
@@ -143,6 +144,7 @@ class RunState:
             tool=call.name,
             args=record["normalized_args"],
             status=record["status"],
+            ran=ran,
             error_code=code,
             error_class=record["error_class"],
             fingerprint=record["fingerprint"],
@@ -193,7 +195,8 @@ class RunState:
         self.trace.close()
         return RunResult(
             task_id=self.task_id,
-            tool_calls=len(self.tool_results),
+            tool_calls=sum(1 for r in self.tool_results if r["ran"]),
+            calls_not_run=sum(1 for r in self.tool_results if not r["ran"]),
             tool_errors=sum(1 for r in self.tool_results if is_tool_failure(r)),
             tool_results=list(self.tool_results),
             messages=list(self.messages),

@@ -206,7 +206,9 @@ def _run_attributes(
         "agentlab.phase": stop.get("phase"),  # where a deadline hit
         "agentlab.steps": stop.get("step"),
         "agentlab.model_requests": stop.get("model_requests"),
-        "agentlab.tool_calls": sum(1 for p in timeline.phases if p.event.get("phase") == "tool"),
+        "agentlab.tool_calls": sum(
+            1 for p in timeline.phases if p.event.get("phase") == "tool" and p.event.get("ran", True)
+        ),
         "agentlab.tokens": stop.get("tokens"),
         "agentlab.stream": start.get("stream"),
     }

@@ -7,7 +7,7 @@ In a notebook::
     show("01-loop")             # the task, in Chinese (AGENTLAB_LANG=en: English)
     # ... the student's cell defines my_loop ...
     check("01-loop", my_loop)   # prints ✅ 通过：… / 还没完成：… / 不对：…
-    hint("01-loop")             # prints a hint
+    hint("01-loop")             # a nudge; hint("01-loop", 2) the idea, 3 the code
 
 ``check`` never raises, whatever the answer is (``None``, a wrong type, a
 function that raises, hangs or loops forever): it prints one line of
@@ -41,8 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import __version__
-from . import ch01, ch02, ch03, ch04, ch05
-from .core import NOT_DONE, PASSED, WRONG, Exercise, Verdict
+from . import capstone, ch01, ch02, ch03, ch04, ch05
+from .core import HINT_LEVELS, NOT_DONE, PASSED, WRONG, Exercise, Verdict
 from .running import DEFAULT_TIME_LIMIT_S, judge
 from .texts import tr
 
@@ -50,7 +50,9 @@ EXERCISES: list[Exercise] = [
     *ch01.EXERCISES,
     *ch02.EXERCISES,
     *ch03.EXERCISES,
+    capstone.EXERCISES[0],
     *ch04.EXERCISES,
+    capstone.EXERCISES[1],
     *ch05.EXERCISES,
 ]
 """Every exercise of the course, in chapter order (the order ``list`` prints)."""
@@ -127,13 +129,21 @@ def render(verdict: Verdict) -> str:
     return tr(key, detail=verdict.detail)
 
 
-def hint(exercise_id: str) -> None:
-    """Print the exercise's hint."""
+def hint(exercise_id: str, level: int = 1) -> None:
+    """Print one level of the exercise's hints: 1 a nudge, 2 the idea, 3 the code (for a
+    prediction, the reasoning). Each level says how to ask for the next one."""
     exercise = get(exercise_id)
     if exercise is None:
         print(_unknown(exercise_id))
-    else:
-        print(tr("exercise.hint.header", id=exercise.id), exercise.hint, sep="\n")
+        return
+    if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= HINT_LEVELS:
+        print(tr("exercise.hint.levels", id=exercise.id, last=HINT_LEVELS))
+        return
+    header = tr("exercise.hint.header", id=exercise.id, level=level, last=HINT_LEVELS)
+    lines = [header, exercise.hints[level - 1]]
+    if level < HINT_LEVELS:
+        lines.append(tr(f"exercise.hint.next_{level + 1}", id=exercise.id, level=level + 1))
+    print(*lines, sep="\n")
 
 
 def show(exercise_id: str) -> None:

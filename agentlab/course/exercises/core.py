@@ -39,6 +39,7 @@ from .mistakes import Mistake
 from .texts import tr
 
 PASSED, NOT_DONE, WRONG = "passed", "not_done", "wrong"
+HINT_LEVELS = 3  # hint(id, 1): a nudge; 2: the idea; 3: the code
 ERROR = "error"  # the check itself failed: "not right" to the student, a misjudgement to verify
 
 
@@ -113,7 +114,7 @@ class Exercise:
 
     From the unit: ``kind`` ("code", "predict" or "read"), ``answer_name`` (what the
     check cell passes to ``check``), ``starter`` (the code of the student's cell), the
-    named ``mistakes``, and ``title``, ``prompt`` and ``hint`` in the language of
+    named ``mistakes``, and ``title``, ``prompt`` and ``hints`` in the language of
     ``AGENTLAB_LANG``.
     """
 
@@ -153,8 +154,9 @@ class Exercise:
         return tr(f"exercise.{self.id}.prompt")
 
     @property
-    def hint(self) -> str:
-        return tr(f"exercise.{self.id}.hint")
+    def hints(self) -> tuple[str, ...]:
+        """The hints, from a nudge to the idea to the code (or a prediction's reasoning)."""
+        return tuple(tr(f"exercise.{self.id}.hint.{level}") for level in range(1, HINT_LEVELS + 1))
 
     @cached_property
     def wrong(self) -> tuple[WrongAnswer, ...]:

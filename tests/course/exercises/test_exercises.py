@@ -59,11 +59,27 @@ def test_unknown_ids_are_answered_not_raised(capsys):
 
 
 def test_hint_and_show_print_the_exercise_texts(capsys):
-    hint("03-deadline")
     show("03-deadline")
     out = capsys.readouterr().out
     exercise = api.get("03-deadline")
-    assert exercise.hint in out and exercise.prompt in out and exercise.title in out
+    assert exercise.prompt in out and exercise.title in out
+
+
+def test_hints_come_in_levels_each_pointing_to_the_next(capsys):
+    """hint(id) is a nudge, hint(id, 2) the idea, hint(id, 3) the code; each level but the
+    last says how to ask for the next, and a level that does not exist lists the levels."""
+    exercise = api.get("03-deadline")
+    shown = []
+    for level in (1, 2, 3):
+        hint("03-deadline", level) if level > 1 else hint("03-deadline")
+        shown.append(capsys.readouterr().out)
+    for level, out in enumerate(shown, start=1):
+        assert exercise.hints[level - 1] in out and f"{level}/3" in out
+        assert (f'hint("03-deadline", {level + 1})' in out) == (level < 3)
+    assert "return max(" in shown[2] and "return max(" not in shown[0] + shown[1]  # code last
+    for wrong_level in (0, 4, "2", 2.0, True):
+        hint("03-deadline", wrong_level)
+        assert 'hint("03-deadline", 2)' in capsys.readouterr().out
 
 
 def test_importing_the_exercises_does_not_load_pandas():

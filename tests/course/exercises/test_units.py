@@ -70,7 +70,7 @@ def test_english_feedback_behind_one_switch(monkeypatch):
             offenders.append(f"{exercise.id}: {english}")
         if not starter.startswith("Not done yet: "):
             offenders.append(f"{exercise.id} starter: {starter}")
-        if has_cjk(exercise.title) or not (exercise.prompt and exercise.hint):
+        if has_cjk(exercise.title) or not (exercise.prompt and all(exercise.hints)):
             offenders.append(f"{exercise.id} texts: {exercise.title}")
     assert not offenders, "\n".join(offenders)
 
@@ -94,14 +94,14 @@ def test_english_feedback_has_no_full_width_punctuation(monkeypatch):
 
 
 def test_every_exercise_has_its_texts_in_its_unit():
-    """Title, prompt and hint (and a prediction's why) in both languages, in the unit; the
-    shared catalog holds no exercise's own text, and every unit is an exercise's.
+    """Title, prompt and three levels of hints (and a prediction's why) in both languages, in
+    the unit; the shared catalog holds no exercise's own text, and every unit is an exercise's.
     (tests/test_i18n.py lints these texts with the other catalogs.)"""
     offenders = []
     for lang in ("zh", "en"):
         texts = UNITS.messages(lang)
         for exercise in exercises():
-            parts = ["title", "prompt", "hint"]
+            parts = ["title", "prompt", "hint.1", "hint.2", "hint.3"]
             if exercise.kind == "predict" and exercise.id != "05-predict-seeds":
                 parts.append("why")
             offenders += [k for p in parts if (k := f"exercise.{exercise.id}.{p}") not in texts]
@@ -109,6 +109,21 @@ def test_every_exercise_has_its_texts_in_its_unit():
     offenders += [k for k in TEXTS.messages("zh") if re.fullmatch(r"\d\d-.+", k.split(".")[1])]
     offenders += [p.stem for p in UNITS.folder.glob("*.toml") if p.stem not in ids]
     assert not offenders, offenders
+
+
+def test_hints_go_from_a_nudge_to_the_code():
+    """Levels 1 and 2 are prose, one paragraph each; the last level of a code exercise is
+    code (lines of it), in both languages."""
+    offenders = []
+    for lang in ("zh", "en"):
+        texts = UNITS.messages(lang)
+        for exercise in exercises():
+            nudge, idea, last = (texts[f"exercise.{exercise.id}.hint.{n}"] for n in (1, 2, 3))
+            if "\n" in nudge or "\n" in idea:
+                offenders.append(f"{exercise.id} ({lang}): a line break before the last level")
+            if exercise.kind == "code" and "\n    " not in last:
+                offenders.append(f"{exercise.id} ({lang}): the last level is not code")
+    assert not offenders, "\n".join(offenders)
 
 
 # -- the notebooks hold the units' cells ------------------------------------------------
