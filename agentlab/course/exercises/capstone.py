@@ -278,7 +278,7 @@ def timed(chapter: str) -> tuple[Run, ...]:
     return tuple(runs)
 
 
-RUNS = {"03": generated(48, 24, "03"), "04": generated(31, 24, "04")}
+RUNS = {"03": generated(0, 24, "03"), "04": generated(2, 24, "04")}
 
 
 @dataclass(frozen=True)
@@ -347,7 +347,7 @@ def _judge_run(answer: Any, run: Run, name: str) -> None:
         raise fail("too_many_requests", got=len(client.requests), cap=run.cap)
     limit_s = run.limits.get("max_seconds")
     if limit_s is not None and elapsed > limit_s + SLACK_S:
-        raise fail("past_deadline", elapsed=round(elapsed, 2), limit=limit_s, slack=SLACK_S)
+        raise fail("past_deadline", limit=limit_s, slack=SLACK_S)
     histories = [("return", messages)] + [(r.number, r.messages) for r in client.requests]
     for where, history in histories:
         problem = _pairing_problem(history)
