@@ -788,9 +788,7 @@ def test_the_no_progress_streak_starts_again_after_a_step_that_brought_something
         assert guard.after_step(run_state) is None, step  # never two in a row
 
 
-def test_calls_refused_or_left_unrun_are_counted_apart_from_tool_calls_and_errors(
-    faults, tmp_path
-):
+def test_calls_refused_or_left_unrun_are_counted_apart_from_tool_calls_and_errors(faults, tmp_path):
     """A tool status describes one execution: the refused 3rd call and the two the stop
     left unrun never executed, so they are neither tool calls nor tool errors."""
     tools, _ = faults
@@ -817,10 +815,16 @@ def test_an_answer_right_after_a_refused_call_is_judged_on_the_last_calls_that_r
     done = run([same, same, say("构建好了")], tools, budget, tmp_path)
     failed = run([failing, failing, say("没拿到")], tools, budget, tmp_path)
     assert (done.outcome, done.tool_calls, done.calls_not_run, done.tool_errors) == (
-        "completed", 1, 1, 0,
+        "completed",
+        1,
+        1,
+        0,
     )
     assert (failed.outcome, failed.tool_calls, failed.calls_not_run, failed.tool_errors) == (
-        "tool_error", 1, 1, 1,
+        "tool_error",
+        1,
+        1,
+        1,
     )
 
 

@@ -207,7 +207,9 @@ def _run_attributes(
         "agentlab.steps": stop.get("step"),
         "agentlab.model_requests": stop.get("model_requests"),
         "agentlab.tool_calls": sum(
-            1 for p in timeline.phases if p.event.get("phase") == "tool" and p.event.get("ran", True)
+            1
+            for p in timeline.phases
+            if p.event.get("phase") == "tool" and p.event.get("ran", True)
         ),
         "agentlab.tokens": stop.get("tokens"),
         "agentlab.stream": start.get("stream"),

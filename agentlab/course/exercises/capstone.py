@@ -125,7 +125,8 @@ def guarded_loop(
                 not_run(reply.tool_calls[position:], "repeat_call")
                 return messages, "repeat_call"
             try:
-                result = within(lambda: tools.call(tc.function.name, tc.function.arguments), "tool")
+                run = functools.partial(tools.call, tc.function.name, tc.function.arguments)
+                result = within(run, "tool")
             except TimedOut:
                 not_run(reply.tool_calls[position:], "deadline")
                 return messages, "deadline"
@@ -200,7 +201,12 @@ def tools(ran: list[str]) -> ToolRegistry:
 
     return ToolRegistry(
         [
-            Tool("echo", "原样返回 text", schema(text="string"), logged("echo", lambda text: ok(text))),
+            Tool(
+                "echo",
+                "原样返回 text",
+                schema(text="string"),
+                logged("echo", lambda text: ok(text)),
+            ),
             Tool(
                 "flaky",
                 "n 为偶数时失败",
@@ -353,15 +359,25 @@ def _judge_run(answer: Any, run: Run, name: str) -> None:
         problem = _pairing_problem(history)
         if problem:
             key, call_id = problem
-            where_ = tr("exercise.capstone.returned" if where == "return" else "exercise.capstone.request", n=where)
+            where_ = tr(
+                "exercise.capstone.returned" if where == "return" else "exercise.capstone.request",
+                n=where,
+            )
             raise fail(key, where=where_, id=call_id)
     if not isinstance(stop_reason, str):
         raise fail("stop_not_str", got=shown(stop_reason, 60))
     want = Ending(*run.expect, ()) if run.expect else expected(run)
     if stop_reason != want.stop_reason:
-        raise fail("stop_reason", expected=want.stop_reason, got=shown(stop_reason, 40), requests=want.requests)
+        raise fail(
+            "stop_reason",
+            expected=want.stop_reason,
+            got=shown(stop_reason, 40),
+            requests=want.requests,
+        )
     if len(client.requests) != want.requests:
-        raise fail("requests", stop=want.stop_reason, expected=want.requests, got=len(client.requests))
+        raise fail(
+            "requests", stop=want.stop_reason, expected=want.requests, got=len(client.requests)
+        )
     if not run.expect and tuple(ran) != want.ran:
         raise fail("ran", expected=_calls(want.ran), got=_calls(ran))
     _check_cuts(messages, run.limits.get("max_output_chars"), ran.count("log({})"), fail)
@@ -390,9 +406,7 @@ def _pairing_problem(history: Any) -> tuple[str, str] | None:
 def _check_cuts(messages: Any, limit: int | None, logs: int, fail: Callable[..., Judged]) -> None:
     """Tool messages within ``limit``; a cut log says so; without a limit, logs whole."""
     contents = [
-        m.get("content")
-        for m in (normalise(m) for m in messages)
-        if m.get("role") == "tool"
+        m.get("content") for m in (normalise(m) for m in messages) if m.get("role") == "tool"
     ]
     texts = [c if isinstance(c, str) else json.dumps(c, ensure_ascii=False) for c in contents]
     for text in texts:
@@ -413,10 +427,16 @@ def _check_cuts(messages: Any, limit: int | None, logs: int, fail: Callable[...,
 def _name(run: Run, number: int, count: int) -> str:
     limits = tr("exercise.capstone.sep").join(f"{k}={v}" for k, v in run.limits.items() if v)
     if run.name:
-        return tr("exercise.capstone.timed_run", name=tr(f"exercise.capstone.timed.{run.name}"), limits=limits)
+        return tr(
+            "exercise.capstone.timed_run",
+            name=tr(f"exercise.capstone.timed.{run.name}"),
+            limits=limits,
+        )
     shown_turns = [_turn(turn) for turn in run.script[: run.cap]]
     script = " → ".join(shown_turns + (["…"] if len(run.script) > run.cap else []))
-    return tr("exercise.capstone.generated_run", number=number, count=count, limits=limits, script=script)
+    return tr(
+        "exercise.capstone.generated_run", number=number, count=count, limits=limits, script=script
+    )
 
 
 def _turn(turn: Any) -> str:
