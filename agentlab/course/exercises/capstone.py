@@ -39,7 +39,7 @@ from ...tools import Tool, ToolRegistry, error, ok
 from .ch03 import NoProgress, SharedDeadline, repeat_key
 from .ch04 import error_class, should_retry
 from .core import Exercise, Judged, Runaway, Verdict, need_callable, passed, shown, wrong
-from .loops import RUNAWAY_AFTER, normalise
+from .loops import RUNAWAY_AFTER, normalise, runaway_guard
 from .running import run_student
 from .texts import tr
 
@@ -163,14 +163,12 @@ class Run:
     expect: tuple[str, int] | None = None  # the timed runs' (stop reason, requests)
 
     def client(self) -> ScriptedClient:
-        script, cap = self.script, self.cap + RUNAWAY_AFTER
+        script = self.script
 
         def policy(conversation: Any) -> Any:  # past the script: its last turn again
-            if conversation.request_number > cap:
-                raise Runaway(cap)
             return script[min(conversation.request_number, len(script)) - 1]
 
-        return ScriptedClient(policy, name="capstone")
+        return ScriptedClient(runaway_guard(policy, self.cap + RUNAWAY_AFTER), name="capstone")
 
     @property
     def cap(self) -> int:
