@@ -10,7 +10,8 @@ written: the stored one stays. Pictures are not compared (nbval does not
 compare them either, and a timing chart differs on every run): after a change
 that should redraw a chart, run with ``--all`` to store every fresh output.
 So a change's notebook diff shows only the cells whose outputs changed; a
-notebook in which nothing changed is not rewritten at all. Prints one line per notebook saying how many cells changed.
+notebook in which nothing changed is not rewritten at all. Prints one line per
+notebook saying how many cells changed.
 """
 
 from __future__ import annotations
