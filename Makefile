@@ -107,10 +107,11 @@ pyodide-test:
 # Re-run every notebook, keyless, so the stored outputs are what nbval will
 # compare against; only outputs that changed beyond what the sanitizer masks
 # are written back (tests/refresh_notebooks.py). Run it after changing a
-# notebook or the package; NB=notebooks/02_step_budget.ipynb runs one.
+# notebook or the package; NB=notebooks/02_step_budget.ipynb runs one, and
+# ALL=1 stores every fresh output (pictures are never compared: redraw them so).
 NB ?= notebooks/*.ipynb tests/notebooks/*.ipynb
 notebooks: $(STAMP)
-	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(PY) tests/refresh_notebooks.py $(NB)
+	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(PY) tests/refresh_notebooks.py $(if $(ALL),--all) $(NB)
 
 # Refresh the pinned set (needs the registry); commit requirements.lock after.
 lock: $(VENV)/bin/python
