@@ -23,7 +23,14 @@ from typing import Any
 
 from ... import Budget, run_agent
 from ...clients import Chunking, Reply, ScriptedClient, ToolCall, scripted
-from ...tools import Tool, ToolRegistry, ok, resolve_inside, sandbox_copy
+from ...tools import (
+    Tool,
+    ToolRegistry,
+    error,  # noqa: F401  01-append-text's named mistakes return error(...)
+    ok,
+    resolve_inside,
+    sandbox_copy,
+)
 from ...tools import files as library_files
 from .core import (
     Exercise,

@@ -29,6 +29,7 @@ from ...tools.sales import COURSE_DATA_DIR
 from .core import (
     Exercise,
     Judged,
+    OutOfTime,
     Verdict,
     code_of,
     describe,
@@ -368,6 +369,8 @@ def check_stub_test(answer: Any) -> Verdict:
         try:
             returned = run_student(answer, _unnamed(loop, crashed), what=what)
             test_passed = True
+        except OutOfTime:
+            raise  # a test still running at the limit neither passed nor caught anything
         except Judged as judged:
             if judged.verdict.status != "wrong":
                 raise

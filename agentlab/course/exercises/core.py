@@ -70,6 +70,11 @@ class Judged(Exception):
         self.verdict = verdict
 
 
+class OutOfTime(Judged):
+    """The student's code was still running when the time limit came: no verdict on
+    what it would have done (a test that never finished did not fail)."""
+
+
 class StillStarter(Exception):
     """The student's code raised ``NotImplementedError``: it is still the starter.
 

@@ -55,6 +55,7 @@ from .core import (
     ERROR,
     Exercise,
     Judged,
+    OutOfTime,
     Runaway,
     StillStarter,
     Verdict,
@@ -115,7 +116,7 @@ def run_student(function: Callable[..., Any], *args: Any, what: str, **kwargs: A
             raised, value = run_within(work, time_left(), "exercise")
     except TimedOut:
         _, seconds, exercise_id = _DEADLINE.get() or (0.0, DEFAULT_TIME_LIMIT_S, "…")
-        raise Judged(wrong(timed_out(what, seconds, exercise_id))) from None
+        raise OutOfTime(wrong(timed_out(what, seconds, exercise_id))) from None
     if not raised:
         return value
     if isinstance(value, Judged | Runaway | StillStarter | KeyboardInterrupt):
@@ -152,9 +153,15 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
         return _judge(exercise, answer, time_limit_s)
     _prepared(exercise)
     read, write = os.pipe()
-    with warnings.catch_warnings():  # Python 3.12+ warns of forking with threads: see above
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+    # Ctrl-C held back over fork(): raised inside logging's at-fork handlers it would
+    # be printed as "Exception ignored" and lost; after the unblock it is raised here.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with warnings.catch_warnings():  # Python 3.12+ warns of forking with threads: see above
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if pid == 0:
         os.close(read)
         _in_the_copy(exercise, answer, time_limit_s, write)
