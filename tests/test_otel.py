@@ -150,6 +150,7 @@ def test_every_fault_scenario_exports_spans_that_follow_the_conventions(name, ex
     assert root.attributes["agentlab.status"] == result.status
     assert root.attributes["agentlab.steps"] == result.steps
     assert root.attributes["agentlab.model_requests"] == result.model_requests
+    assert root.attributes["agentlab.tool_calls"] == result.tool_calls  # executions only
     if result.status == "failed":
         assert root.status.status_code is StatusCode.ERROR
         assert root.attributes["error.type"] == result.outcome

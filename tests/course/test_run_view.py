@@ -123,3 +123,15 @@ def test_the_budget_deadline_in_the_start_event_reaches_the_view(tmp_path):
     )
     assert view_of_result(result).max_seconds == 30
     assert view_of_events(read_trace(result.trace_path)).max_seconds == 30
+
+
+@pytest.mark.parametrize("name", ["repeat", "strict"])
+def test_a_trace_without_ran_counts_refused_and_unrun_calls_apart(runs, name):
+    """Traces written before ``ran`` was recorded: a refused call (it has ``refused_by``)
+    and a NOT_RUN one still count apart from the tool calls and the tool errors."""
+    result = runs[name]
+    older = [{k: v for k, v in e.items() if k != "ran"} for e in result.events]
+    counts = view_of_events(older).counts
+    assert counts == view_of_result(result).counts
+    assert counts["calls_not_run"] == result.calls_not_run > 0
+    assert (counts["tool_calls"], counts["tool_errors"]) == (result.tool_calls, result.tool_errors)
