@@ -1,10 +1,8 @@
 """A call's arguments: JSON text in, a dict that fits the tool's JSON schema out.
 
-The model only sends text. :func:`read_arguments` parses it and checks it with
-the tool's ``check``: its schema, made into a Python function by
-``fastjsonschema`` when the ``Tool`` was made. What is wrong becomes one
-sentence naming the argument (``_argument_errors.py`` writes it); nothing
-here raises for anything a model sends.
+:func:`read_arguments` parses the model's text and checks it with the tool's
+schema (compiled by ``fastjsonschema`` when the ``Tool`` was made). What is
+wrong becomes one sentence naming the argument (``_argument_errors.py``).
 """
 
 from __future__ import annotations
@@ -32,9 +30,9 @@ def read_arguments(
         return why.not_json(arguments_json, exc)
     if not isinstance(arguments, dict):
         return why.not_an_object(arguments)
-    if arguments_json and arguments_json.count("{") + arguments_json.count("[") > MAX_NESTING:
-        if too_deep(arguments):  # the check and json.dumps follow nesting on the stack
-            return why.too_deep()
+    nests = arguments_json and arguments_json.count("{") + arguments_json.count("[") > MAX_NESTING
+    if nests and too_deep(arguments):  # the check and json.dumps follow nesting on the stack
+        return why.too_deep()
     try:
         check(arguments)
     except fastjsonschema.JsonSchemaValueException as refused:
