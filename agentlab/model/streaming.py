@@ -33,7 +33,8 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from types import SimpleNamespace
+from typing import Any
 
 import openai
 from openai import Stream
@@ -257,14 +258,6 @@ class _Display:
             self.on_text("\n")
 
 
-class _LegacyPiece(NamedTuple):
-    """A deprecated ``function_call`` delta, read as a fragment of one call."""
-
-    function: Any
-    index: None = None
-    id: None = None
-
-
 def _usage_in(choice: Any) -> CompletionUsage | None:
     """Moonshot (Kimi) puts a stream's usage inside the finishing choice."""
     found = (getattr(choice, "model_extra", None) or {}).get("usage")
@@ -325,8 +318,9 @@ def read_stream(
         for fragment in delta.tool_calls or []:
             show.end_reasoning()
             assembler.add(fragment, number)
-        if getattr(delta, "function_call", None):  # the deprecated functions API
-            assembler.add(_LegacyPiece(delta.function_call), number)
+        if getattr(delta, "function_call", None):  # the deprecated functions API:
+            # a fragment of one call, with neither index nor id
+            assembler.add(SimpleNamespace(function=delta.function_call), number)
             notes.append(tr("provider.legacy_function_call"))
     say(*think.flush())
     show.end()

@@ -13,6 +13,7 @@ from typing import Any
 
 import fastjsonschema
 
+from ..i18n import tr
 from . import _argument_errors as why
 from .result import MAX_NESTING, too_deep
 
@@ -23,13 +24,13 @@ def read_arguments(
     """Tool ``name``'s arguments as a dict that passed ``check``, or a message saying
     what is wrong with them."""
     if not isinstance(arguments_json, str | None):  # a person calling tools.call by hand
-        return why.not_text(arguments_json)
+        return tr("registry.arguments_not_text", type=type(arguments_json).__name__)
     try:  # some providers send "" for a tool without parameters
         arguments = json.loads(arguments_json) if (arguments_json or "").strip() else {}
     except (ValueError, RecursionError) as exc:
         return why.not_json(arguments_json, exc)
     if not isinstance(arguments, dict):
-        return why.not_an_object(arguments)
+        return tr("registry.not_an_object", type=why.json_type(arguments))
     nests = arguments_json and arguments_json.count("{") + arguments_json.count("[") > MAX_NESTING
     if nests and too_deep(arguments):  # the check and json.dumps follow nesting on the stack
         return why.too_deep()

@@ -1,16 +1,12 @@
 """Isolated tools: run a function in a child process, and kill it when its time is up.
 
 A thread cannot be stopped; a process can. :func:`run_in_child` runs
-``function(**kwargs)`` in a child process. The plain way is :func:`_spawned`:
-``multiprocessing`` starts a fresh Python ("spawn"), we wait on a pipe for its
-answer, and when the time is up we kill it (SIGKILL on POSIX, TerminateProcess
-on Windows) and reap it, so no zombie is left behind. On POSIX the child is
-forked from a warm *fork server* instead, in milliseconds rather than half a
-second (``_fork_server.py``: same job, same outcome). Where no process can
-start (Pyodide in the browser), the outcome says so (``unavailable``).
-
+``function(**kwargs)`` in a child process, and when the time is up kills it
+(SIGKILL on POSIX, TerminateProcess on Windows) and reaps it. The plain way is
+:func:`_spawned`, a fresh Python per call; on POSIX a warm *fork server* forks
+the child in milliseconds rather than half a second (``_fork_server.py``: same
+job, same outcome). Where no process can start (Pyodide), the outcome says so.
 :func:`run_isolated` turns the outcome into a tool result for the registry.
-Nothing here knows about budgets, the loop or the model.
 """
 
 from __future__ import annotations
@@ -83,11 +79,8 @@ def kill_signal_name() -> str:
 
 
 def process_exists(pid: int) -> bool:
-    """Is process ``pid`` still there? For showing that a killed child is gone.
-
-    On POSIX, signal 0 asks without doing anything; on Windows ``os.kill``
-    would terminate the process, so there we ask for a handle to it.
-    """
+    """Is process ``pid`` still there? On POSIX signal 0 asks without doing anything;
+    on Windows ``os.kill`` would terminate it, so there we ask for a handle to it."""
     if sys.platform != "win32":
         try:
             os.kill(pid, 0)
