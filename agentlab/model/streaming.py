@@ -198,6 +198,7 @@ class ThinkTags:
                 self.state = "text"
                 return text, ""
             self.state, self.found, text = "think", True, head[len(OPEN) :]
+        reasoning = ""
         if self.state == "think":
             end = text.find(CLOSE)
             if end < 0:
@@ -206,19 +207,11 @@ class ThinkTags:
                 )
                 self.held = text[len(text) - keep :]
                 return "", text[: len(text) - keep]
-            self.state = "after"
-            answer, _ = self.feed_after(text[end + len(CLOSE) :])
-            return answer, text[:end]
-        if self.state == "after":
-            return self.feed_after(text)
-        return text, ""
-
-    def feed_after(self, text: str) -> tuple[str, str]:
-        """After the block: blank lines before the answer are dropped."""
-        text = text.lstrip()
-        if text:
-            self.state = "text"
-        return text, ""
+            self.state, reasoning, text = "after", text[:end], text[end + len(CLOSE) :]
+        if self.state == "after":  # blank lines before the answer are dropped
+            text = text.lstrip()
+            self.state = "text" if text else "after"
+        return text, reasoning
 
     def flush(self) -> tuple[str, str]:
         """What is still held when the stream ends."""
