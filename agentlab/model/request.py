@@ -39,6 +39,8 @@ from .framing import other_framing, streamed_turn, turn_from_text
 from .streaming import ChunkStream, print_delta
 from .turn import CallRequest, ModelTurn, turn_from_completion
 
+CHUNK_STREAM = ChunkStream
+"""What a streamed reply is parsed into: the SDK's stream, repaired (streaming.py)."""
 PLAIN_ENDINGS = (None, "stop", "length", "tool_calls")
 ODD_MARKS = ("<tool_call>", "<think>", "</think>", "[TOOL_CALLS]")
 LONE_SURROGATE = re.compile("[\ud800-\udfff]|\\\\u[dD][89a-fA-F]")
@@ -93,12 +95,19 @@ def _odd(turn: ModelTurn) -> bool:
         or (turn.finish_reason == "tool_calls" and not turn.calls)
         or (not turn.calls and text.lstrip()[:1] in ("{", "["))
         or any(mark in text for mark in ODD_MARKS)
-        or not all(isinstance(quirks.json_or_none(call.arguments), dict) for call in turn.calls)
+        or not all(_json_object(call.arguments) for call in turn.calls)
         or any(
             ("\\u" in piece or not piece.isascii()) and LONE_SURROGATE.search(piece)
             for piece in pieces
         )
     )
+
+
+def _json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def request_body(
@@ -128,5 +137,5 @@ def post_chat(client: openai.OpenAI, body: dict[str, Any], timeout: float | None
         cast_to=ChatCompletion,
         options=options,
         stream=bool(body.get("stream")),
-        stream_cls=ChunkStream,  # the SDK's stream, repaired (streaming.py)
+        stream_cls=CHUNK_STREAM,
     )
