@@ -20,11 +20,9 @@ apart by their names. The first id and name of a call win. A piece that
 repeats all the arguments so far replaces them, and a closing chunk that
 resends the whole call adds nothing.
 
-Also sorted out here: a ``<think>…</think>`` block opening the text
-(:class:`ThinkTags`, even with its tags cut across deltas), the deprecated
-``function_call`` delta, and :class:`ChunkStream`, the SDK's stream repaired
-where it loses or never ends a reply. Arguments are not parsed here: the
-registry answers ``INVALID_ARGUMENTS`` to a string that is not JSON.
+Also here: :class:`ThinkTags` (a ``<think>`` block opening the text) and
+:class:`ChunkStream` (the SDK's stream, repaired). Arguments are not parsed
+here: the registry answers ``INVALID_ARGUMENTS`` to a string that is not JSON.
 """
 
 from __future__ import annotations
