@@ -15,6 +15,7 @@ It only parses arguments, picks a client and tools, and prints: the runs are
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -37,8 +38,8 @@ def parse_caps(text: str) -> list[int]:
     caps: list[int] = []
     try:
         for part in text.split(","):
-            low, _, high = part.partition("-")
-            low, high = int(low), int(high or low)
+            low, dash, high = part.partition("-")
+            low, high = int(low), int(high if dash else low)
             if low > high:
                 raise ValueError
             caps.extend(range(low, high + 1))
@@ -110,9 +111,7 @@ def build_parser() -> CourseParser:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] in (["exercises"], ["grade"]):  # with parsers and options of their own
-        from . import exercises, grade
-
-        return {"exercises": exercises.main, "grade": grade.main}[argv[0]](argv[1:])
+        return importlib.import_module(f".{argv[0]}", __package__).main(argv[1:])
     printable_output()
     args = build_parser().parse_args(argv)
     return run_command(f"agentlab {args.command}", lambda: dispatch(args))
@@ -154,18 +153,22 @@ def dispatch(args: argparse.Namespace) -> int:
 def command_run(args: argparse.Namespace) -> int:
     tools_name = args.tools or "sales"
     max_steps = args.max_steps or DEMO_MAX_STEPS
-    model_options, provider = {}, None
+    model_options: dict[str, str] = {}
+    provider = None
     if args.scripted:
-        client, note = scripted(args.scripted), tr("cli.scripted_asked", name=args.scripted)
+        client = scripted(args.scripted)
+        note = tr("cli.scripted_asked", name=args.scripted)
     else:
         try:
             settings = load_settings()
             client = settings.client()  # a proxy variable it cannot use is a ModelConfigError
         except ModelConfigError as exc:
             name = DEFAULT_SCRIPTED[tools_name]
-            client, note = scripted(name), tr("cli.scripted_fallback", name=name, reason=exc)
+            client = scripted(name)
+            note = tr("cli.scripted_fallback", name=name, reason=exc)
         else:
-            model_options, provider = {"model": settings.model}, settings.provider
+            model_options["model"] = settings.model
+            provider = settings.provider
             note = tr("cli.real_model", model=settings.model, provider=provider)
     print(note, file=sys.stderr)
     if args.record:
@@ -256,19 +259,19 @@ def demo_scenarios() -> list[DemoScenario]:
 
         return DemoScenario(tr(f"cli.demo.{name}"), task, client, tools, budget)
 
+    missing = question.replace("sales.csv", "sales_2023.csv")
+    repeats = keeps_calling("same_result")
     busy = [HttpError(503, tr("faults.busy"))] * 2  # retried once; failing again ends the run
     retry_once = Budget(max_steps=DEMO_MAX_STEPS, max_retries=1, retry_backoff_s=0.0)
     return [
         scene("ok", question, "honest_analyst", sales_tools, cap),
-        scene("missing_file", question.replace("sales.csv", "sales_2023.csv"), "honest_analyst",
-              sales_tools, cap),
+        scene("missing_file", missing, "honest_analyst", sales_tools, cap),
         scene("never_stops", question, "never_stops", sales_tools, cap),
-        scene("repeats", tr("cli.demo.wait_build"), keeps_calling("same_result"), faults,
-              Budget.seed_table()),
+        scene("repeats", tr("cli.demo.wait_build"), repeats, faults, Budget.seed_table()),
         scene("model_hangs", "x", [Hang(2.0)], faults, Budget(max_seconds=0.2)),
         scene("tool_hangs", "x", [call("hang_isolated")], faults, Budget(max_seconds=0.5)),
         scene("model_fails", question, busy, sales_tools, retry_once),
-    ]  # fmt: skip
+    ]
 
 
 def command_demo(args: argparse.Namespace) -> int:

@@ -351,7 +351,9 @@ def check_ping(
         return Finding("ping", "warn", tr("doctor.ping.offline"), tr("doctor.offline_fix"))
     if settings is None:
         return Finding("ping", "warn", tr("doctor.ping.nothing"), tr("doctor.ping.nothing_fix"))
-    provider, host, key = preset_of(settings), host_of(settings.base_url), settings.api_key
+    provider = preset_of(settings)
+    host = host_of(settings.base_url)
+    key = settings.api_key
     unreachable = unreachable_fix(provider.url_var, provider.name, proxy_variables(environ))
     started = time.perf_counter()
     try:

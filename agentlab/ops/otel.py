@@ -83,7 +83,8 @@ def lay_out(events: Sequence[dict[str, Any]]) -> Timeline:
     timed = all("t" in e for e in events if e.get("event") in ("phase", "stop", "warning"))
     cursor, phases, marks = 0.0, [], []
     for event in events:
-        kind, at = event.get("event"), event.get("t", 0.0) if timed else cursor
+        kind = event.get("event")
+        at = event.get("t", 0.0) if timed else cursor
         if kind == "phase":
             elapsed = event.get("elapsed_s", 0.0)
             end = max(at, cursor) if timed else cursor + elapsed
