@@ -1,12 +1,12 @@
 """The instructor's terminal tool: ``agentlab run | demo | sweep | doctor | trace | grade ...``.
 
 ``run`` asks one question and prints the result as JSON on stdout (a real
-model when ``.env`` configures one, else a scripted one; which, on stderr),
-``--record``/``--replay`` a run keyless; ``demo`` plays the outcome scenarios
-into a table; ``sweep`` writes chapter 05's CSV and charts; ``doctor`` checks
-a set-up; ``trace`` turns a trace into one HTML page; ``grade`` and
-``exercises`` have parsers of their own (``grade.py``, ``exercises.py``).
-Bad arguments are one line and exit code 2; Ctrl-C is one line and 130.
+model when ``.env`` configures one, else a scripted one; which, on stderr);
+``--record FILE`` saves the run without the key, ``--replay FILE`` plays it
+again offline. ``demo`` plays the outcome scenarios into a table; ``sweep``
+writes chapter 05's CSV and charts; ``doctor`` checks a set-up; ``trace``
+turns a trace into one HTML page; ``grade`` and ``exercises`` have parsers of
+their own. Bad arguments are one line and exit code 2; Ctrl-C is one line and 130.
 
 It only parses arguments, picks a client and tools, and prints: the runs are
 ``run_agent``'s, the rest that of the modules it calls.
