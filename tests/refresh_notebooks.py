@@ -6,9 +6,12 @@ Each notebook is executed afresh in its own folder, keyless (the caller sets
 the environment, as the Makefile does). Then, cell by cell, a new output that
 equals the stored one once nbval's sanitizer has masked what truly varies
 (``tests/nbval_sanitize.cfg``: object addresses, timings, positions) is not
-written: the stored one stays. So a change's notebook diff shows only the
-cells whose outputs changed. A notebook in which nothing changed is not
-rewritten at all. Prints one line per notebook saying how many cells changed.
+written: the stored one stays. Pictures are not compared (nbval does not
+compare them either, and a timing chart differs on every run): after a change
+that should redraw a chart, run with ``--all`` to store every fresh output.
+So a change's notebook diff shows only the cells whose outputs changed; a
+notebook in which nothing changed is not rewritten at all. Prints one line per
+notebook saying how many cells changed.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ def maskers() -> list[tuple[re.Pattern[str], str]]:
 def masked(outputs: list, rules: list[tuple[re.Pattern[str], str]]) -> str:
     """The outputs as nbval compares them: no execution counts, varying parts masked."""
 
-    def mask(value: object) -> object:
+    def mask(value: object) -> object:  # images are not compared, as nbval does not
         if isinstance(value, str):
             for pattern, replacement in rules:
                 value = pattern.sub(replacement, value)
@@ -42,7 +45,8 @@ def masked(outputs: list, rules: list[tuple[re.Pattern[str], str]]) -> str:
         if isinstance(value, list):
             return [mask(v) for v in value]
         if isinstance(value, dict):
-            return {k: mask(v) for k, v in value.items() if k != "execution_count"}
+            skipped = {"execution_count", "image/png", "image/jpeg"}
+            return {k: mask(v) for k, v in value.items() if k not in skipped}
         return value
 
     # a stored text may be split into lines: join them, as nbval does
@@ -72,7 +76,7 @@ def coalesced(outputs: list) -> list:
     return merged
 
 
-def refresh(path: Path, rules: list[tuple[re.Pattern[str], str]]) -> int:
+def refresh(path: Path, rules: list[tuple[re.Pattern[str], str]], every: bool = False) -> int:
     """Execute ``path`` and keep what did not change; the number of cells that did."""
     stored = nbformat.read(path, as_version=4)
     fresh = nbformat.read(path, as_version=4)
@@ -81,7 +85,9 @@ def refresh(path: Path, rules: list[tuple[re.Pattern[str], str]]) -> int:
     for old, new in zip(stored.cells, fresh.cells, strict=True):
         if old.cell_type != "code":
             continue
-        if masked(coalesced(old.outputs), rules) == masked(coalesced(new.outputs), rules):
+        if not every and masked(coalesced(old.outputs), rules) == masked(
+            coalesced(new.outputs), rules
+        ):
             continue
         old.outputs, old.execution_count = new.outputs, new.execution_count
         changed += 1
@@ -90,10 +96,10 @@ def refresh(path: Path, rules: list[tuple[re.Pattern[str], str]]) -> int:
     return changed
 
 
-def main(paths: list[str]) -> int:
-    rules = maskers()
-    for name in paths:
-        changed = refresh(Path(name), rules)
+def main(arguments: list[str]) -> int:
+    rules, every = maskers(), "--all" in arguments
+    for name in (a for a in arguments if a != "--all"):
+        changed = refresh(Path(name), rules, every)
         print(f"{name}: {changed} cell(s) with new outputs", flush=True)
     return 0
 

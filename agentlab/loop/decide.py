@@ -112,7 +112,9 @@ def _ask_in_time(
 
         return run.secret.shown(show)  # a streamed key may come in pieces
 
-    show_text, show_reasoning = shown_by(on_text), shown_by(on_reasoning)
+    # Only a streamed reply is shown as it arrives; a plain one is read whole.
+    show_text = shown_by(on_text) if stream else None
+    show_reasoning = shown_by(on_reasoning) if stream else None
 
     def ask() -> ModelTurn | ModelFailure:
         return request_turn(
@@ -131,8 +133,9 @@ def _ask_in_time(
     except TimedOut:
         given_up_waiting = True
         raise
-    show_reasoning.flush()
-    show_text.flush()
+    if stream:
+        show_reasoning.flush()
+        show_text.flush()
     if broken:
         run.warn(tr("loop.display_failed", error=broken[0]))
     return reply
