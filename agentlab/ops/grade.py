@@ -126,14 +126,10 @@ def build_parser() -> CourseParser:
     parser.add_argument("submissions", type=Path, help=tr("grade.cli.submissions"))
     parser.add_argument("--out", type=Path, help=tr("grade.cli.out"))
     workers = max(1, (os.cpu_count() or 2) // 2)  # a kernel keeps a core busy
+    # argparse fills in %(default)s: the help shows the default the parser uses
+    parser.add_argument("--workers", type=int, default=workers, help=tr("grade.cli.workers"))
     parser.add_argument(
-        "--workers", type=int, default=workers, help=tr("grade.cli.workers", default=workers)
-    )
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=TIME_LIMIT_S,
-        help=tr("grade.cli.time_limit", default=TIME_LIMIT_S),
+        "--time-limit", type=float, default=TIME_LIMIT_S, help=tr("grade.cli.time_limit")
     )
     parser.add_argument(
         "--max-output",
