@@ -147,8 +147,8 @@ def check_python(version: tuple[int, ...] | None = None) -> Finding:
 def find_lock() -> Path | None:
     """``requirements.lock`` of the checkout agentlab runs from (an editable
     install), or of the working folder or its parent; ``None`` for a wheel."""
-    package_root = Path(__file__).resolve().parents[1]
-    for folder in (package_root, Path.cwd(), Path.cwd().parent):
+    checkout = Path(__file__).resolve().parents[2]  # agentlab/ops/doctor.py -> the checkout
+    for folder in (checkout, Path.cwd(), Path.cwd().parent):
         if (folder / "requirements.lock").is_file() and (folder / "pyproject.toml").is_file():
             return folder / "requirements.lock"
     return None
@@ -174,7 +174,10 @@ def installed_version(name: str) -> str | None:
 def check_packages(lock: Path | None, declared: list[str] | None = None) -> Finding:
     """Missing or too old run-time dependencies fail; versions that differ from the lock warn."""
     if declared is None:  # the run-time dependencies agentlab declares (no extras)
-        declared = [r for r in metadata.requires("agentlab") or [] if ";" not in r]
+        try:
+            declared = [r for r in metadata.requires("agentlab") or [] if ";" not in r]
+        except metadata.PackageNotFoundError:  # a checkout run without installing it
+            declared = []
     problems = []
     for requirement in map(Requirement, declared):
         have = installed_version(requirement.name)
