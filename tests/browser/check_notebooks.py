@@ -50,6 +50,7 @@ import shutil
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
@@ -224,8 +225,15 @@ def save_screenshot(page: Page, tables, images, target: Path) -> None:
 
 # -- predictions stay folded until the student acts -----------------------------------
 
-PREDICTION = re.compile(r"### 练习 (\S+-predict-\S+)\u3000")
+UNITS = ROOT / "agentlab" / "course" / "exercises" / "units"
+PREDICTIONS = [
+    unit.stem
+    for unit in sorted(UNITS.glob("*.toml"))
+    if tomllib.loads(unit.read_text(encoding="utf-8"))["kind"] == "predict"
+]
 CJK_RUN = re.compile(r"[\u4e00-\u9fff]{4,}")
+# where a folded cell's text is drawn once it is open
+SHOWN_IN = {"code": ".jp-OutputArea", "markdown": ".jp-RenderedMarkdown"}
 
 
 def folded_cells(path: Path) -> list[tuple[int, str, str]]:
@@ -235,7 +243,7 @@ def folded_cells(path: Path) -> list[tuple[int, str, str]]:
     the collapsed bar shows): from the explanation's source, or from the real run's
     stored outputs (printed text, or an HTML output's text without its markup)."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    ids = [m[1] for c in cells if (m := PREDICTION.match("".join(c["source"])))]
+    ids = [e for e in PREDICTIONS if e[:2] == path.name[:2]]
     found = []
     for index in sorted({i for exercise in ids for i in revealing(cells, exercise)}):
         cell = cells[index]
@@ -254,9 +262,9 @@ def folded_cells(path: Path) -> list[tuple[int, str, str]]:
     return found
 
 
-def shows(cell, piece: str) -> bool:
-    """Whether ``piece`` of text is drawn somewhere in ``cell`` (not merely in the page)."""
-    found = cell.get_by_text(piece)
+def shows(cell, kind: str, piece: str) -> bool:
+    """Whether ``piece`` of text is drawn in ``cell``'s output or rendered markdown."""
+    found = cell.locator(SHOWN_IN[kind]).get_by_text(piece)
     return bool(found.count()) and found.first.is_visible()
 
 
@@ -290,7 +298,7 @@ def check_predictions(context: BrowserContext, lab: Lab, path: Path, run: bool) 
             where = f"cell {index + 1} ({kind}, {piece!r})"
             if not piece:
                 report.problems.append(f"{where}: no text to look for")
-            elif shows(cell, piece):
+            elif shows(cell, kind, piece):
                 report.problems.append(f"{where}: the answer is on screen before any action")
             elif not cell.locator(".jp-Placeholder").first.is_visible():
                 report.problems.append(f"{where}: no collapsed bar to click")
@@ -298,25 +306,27 @@ def check_predictions(context: BrowserContext, lab: Lab, path: Path, run: bool) 
                 if kind == "code" and cell.locator(".jp-InputPlaceholder").is_visible():
                     cell.locator(".jp-InputPlaceholder").click()  # its code was folded too
                 cell.locator(bar[kind]).first.click()
-                shown = cell.get_by_text(piece).first
+                shown = cell.locator(SHOWN_IN[kind]).get_by_text(piece).first
                 shown.wait_for(state="visible", timeout=5_000)
         report.facts.append(f"{len(folded)} answer cell(s) folded, each opens on a click")
-        if run:
+        if run:  # on a new page: the first one has cells opened by the clicks above
+            page.close()
+            page = context.new_page()
+            cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")
             open_notebook(page, lab, path.name, "fold-run-" + re.sub(r"\W", "-", path.stem))
             menu(page, "Run", "Run All Cells")
-            idle = ".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook-ExecutionIndicator"
-            page.wait_for_function(
-                """() => [...document.querySelectorAll(
-                    '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]
-                  .every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()))""",
-                timeout=RUN_TIMEOUT_S * 1000,
-            )
-            page.locator(f"{idle}[data-status='idle']").wait_for(timeout=60_000)
+            # the saved prompts already read [n]: wait for the run to start, then to end
+            prompts = """(done) => {
+              const all = [...document.querySelectorAll(
+                '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
+              const busy = all.some(p => p.textContent.trim() === '[*]:');
+              return done ? !busy : busy;
+            }"""
+            page.wait_for_function(prompts, arg=False, timeout=30_000)
+            page.wait_for_function(prompts, arg=True, timeout=RUN_TIMEOUT_S * 1000)
             for index, kind, piece in folded:
                 cell, where = cells.nth(index), f"after running, cell {index + 1} ({kind})"
-                visible = (
-                    cell.get_by_text(piece).count() and cell.get_by_text(piece).first.is_visible()
-                )
+                visible = shows(cell, kind, piece)
                 if kind == "code" and not visible:
                     report.problems.append(f"{where}: running it did not open its output")
                 if kind == "markdown" and visible:
