@@ -10,8 +10,8 @@ request, asks the script (``script.py``) for the next turn and answers in
 the service's wire format (``wire.py``) — JSON, or server-sent events when
 the request says ``stream: true``, which the SDK's own SSE parser reads.
 
-Every request is kept in ``client.requests`` (messages and tools as the model
-saw them), so tests and notebooks can show what the model was given.
+Every request is kept in ``client.requests`` (messages, tools and tool_choice as
+the model saw them), so tests and notebooks can show what the model was given.
 ``client.with_options(...)`` and ``client.copy()`` give clients answered by
 the same script, recording into the same list.
 
@@ -46,6 +46,7 @@ class RecordedRequest:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     stream: bool
+    tool_choice: Any = None
 
 
 @dataclass
@@ -67,6 +68,7 @@ class ScriptedService:
             messages=body.get("messages", []),
             tools=body.get("tools", []),
             stream=bool(body.get("stream")),
+            tool_choice=body.get("tool_choice"),
         )
         self.requests.append(recorded)
         try:
