@@ -1,20 +1,13 @@
 """The wire format of a chat-completions service, for fake services.
 
 Given a scripted :class:`~agentlab.clients.script.Reply`, this module builds
-exactly what an OpenAI-compatible service sends back:
-
-- :func:`completion_body`: the JSON of a non-streamed ``chat.completion``;
-- :func:`stream_chunks` + :func:`sse`: the ``chat.completion.chunk`` objects of
-  a streamed reply, cut up as :class:`Chunking` says, as server-sent events;
-- :func:`usage_block`: a ``usage`` block from :func:`estimate_tokens`, for a
-  prompt sized by :func:`prompt_tokens` (the reference: encode the messages
-  and tools) or :func:`prompt_tokens_sent` (the same number read off the
-  bytes the SDK sent, which the scripted service uses);
-- :func:`error_body`: the JSON of an HTTP error.
-
-The scripted client and the test suite's loopback fault server both use it,
-so replies look the same whether they travel in process or over a socket.
-It does not decide what to say (that is the script) nor answer requests.
+what an OpenAI-compatible service sends back: the JSON of a ``chat.completion``
+(:func:`completion_body`), the chunks of a streamed reply cut as
+:class:`Chunking` says, as server-sent events (:func:`stream_chunks`,
+:func:`sse`), an estimated ``usage`` block and an HTTP error's body. The
+scripted client and the test suite's loopback fault server both use it, so
+replies look the same in process and over a socket. It does not decide what
+to say (that is the script) nor answer requests.
 """
 
 from __future__ import annotations

@@ -1,25 +1,17 @@
 """A cap explorer that needs no kernel: a slider over ``max_steps`` in one chart.
 
-Chapter 05 sweeps a population of tasks over many step caps. :func:`cap_explorer`
-turns that precomputed sweep into one Vega-Lite chart (built with altair):
-move the slider and the chart redraws, in the browser,
+:func:`cap_explorer` turns a precomputed sweep (chapter 05) into one Vega-Lite
+chart, built with altair: moving the slider redraws, in the browser, the
+outcome mix at the chosen cap and, across all caps, the completion rate and
+the steps wasted on exhausted runs. The data travels inside the chart (a few
+rows per cap, :func:`~agentlab.course.experiments.summarize`'s figures), so it
+works on a static page or with the kernel stopped; its JSON is the same on
+every run (fixed parameter and view names), so nbval can compare it.
 
-- the outcome mix at the chosen cap (share of runs per outcome), and
-- the completion rate and the steps wasted on exhausted runs across all
-  caps, with a rule and the two figures at the chosen cap.
-
-All the data the slider can reach travels inside the chart as a small
-table (a few rows per cap, the figures of :func:`~agentlab.course.experiments.summarize`),
-so the chart works on a static page, after a reload, or with the kernel
-stopped. Its JSON is the same on every run (explicit parameter and view
-names, no counters), so nbval can compare it.
-
-The chart is shown as ``application/vnd.vegalite.v5+json``, which JupyterLab
-renders with its built-in Vega renderer, without loading anything from the
-network; altair's own default HTML output would fetch Vega from a CDN.
-
-What this module does not do: run sweeps (``experiments.py``) or draw the
-PNG charts kept for print (``report.py``).
+It is shown as ``application/vnd.vegalite.v5+json``, which JupyterLab renders
+with its built-in Vega renderer; altair's default HTML would fetch Vega from a
+CDN. This module neither runs sweeps (``experiments.py``) nor draws the PNG
+charts kept for print (``report.py``).
 """
 
 from __future__ import annotations

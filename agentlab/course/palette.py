@@ -1,18 +1,13 @@
 """The course's one colour palette: outcomes, phases and statuses.
 
-Colours come from the Okabe–Ito palette, chosen so that readers with the
-common forms of colour blindness can still tell them apart (the old
-green/red pair could not be). Colour is never the only signal: every outcome
-also has a matplotlib ``marker``, a ``hatch`` and a text ``symbol`` (the same
-shape as the marker), and every badge that uses these colours also says the
-code in words.
+Colours come from the Okabe–Ito palette, which readers with the common forms
+of colour blindness can tell apart. Colour is never the only signal: every
+outcome also has a matplotlib ``marker``, a ``hatch`` and a text ``symbol``,
+and every badge also says its code in words. ``INK`` gives the text colour
+readable on each colour (WCAG contrast of at least 4.5 : 1).
 
-``INK`` gives, for each colour, the text colour that stays readable on it
-(WCAG contrast of at least 4.5 : 1).
-
-This module only holds values (and :func:`outcome_label`, the words every
-legend shows): it imports neither matplotlib nor pandas, so the HTML display
-can use it without loading them. It draws nothing.
+Values only (and :func:`outcome_label`): no matplotlib, no pandas, so the HTML
+display can use it without loading them.
 """
 
 from __future__ import annotations
