@@ -283,15 +283,15 @@ def _json_or_text(content: bytes) -> Any:
 
 
 JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
-JSON_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 
 
 def _unescape(match: re.Match[str]) -> str:
-    """One JSON escape (``\\u002d``, ``\\n``, ``\\/``) as the character it stands for."""
-    code = match.group(1)
-    if code.startswith("u") and len(code) == 5:
-        return chr(int(code[1:], 16))
-    return JSON_SIMPLE_ESCAPES.get(code, code)
+    """One JSON escape (``\\u002d``, ``\\n``, ``\\/``) as the character it stands for;
+    one JSON does not know, as the character after the backslash."""
+    try:
+        return json.loads(f'"{match.group(0)}"')
+    except ValueError:
+        return match.group(1)
 
 
 def _data_lines(lines: list[str]) -> Iterator[tuple[int, Any]]:
@@ -445,19 +445,18 @@ def corpus_recording(name: str, answer: str | None = None) -> dict[str, Any]:
         raise RecordingError(tr("replay.no_transcript", name=name)) from None
     recorded = transcript["response"]
     streamed = "sse" in recorded
-    first = {"status": recorded["status"], "headers": {"content-type": "text/event-stream"}}
-    if streamed:
-        first["text"] = recorded["sse"]
-    else:
-        first["headers"] = {"content-type": "application/json"}
-        first["text"] = json.dumps(recorded["body"], ensure_ascii=False)
-    exchanges = [{"request": {"body": None}, "response": first}]
+    kind = "text/event-stream" if streamed else "application/json"
+
+    def answered(status: int, text: str) -> dict[str, Any]:
+        response = {"status": status, "headers": {"content-type": kind}, "text": text}
+        return {"request": {"body": None}, "response": response}
+
+    text = recorded["sse"] if streamed else json.dumps(recorded["body"], ensure_ascii=False)
+    exchanges = [answered(recorded["status"], text)]
     if answer is not None:
         body = completion_body(Reply(content=answer), 2, transcript["model"], 0)
         text = sse(stream_chunks(body, Chunking(), True)).decode() if streamed else json.dumps(body)
-        kind = "text/event-stream" if streamed else "application/json"
-        second = {"status": 200, "headers": {"content-type": kind}, "text": text}
-        exchanges.append({"request": {"body": None}, "response": second})
+        exchanges.append(answered(200, text))
     return {
         "format": FORMAT,
         "provider": transcript["provider"],
@@ -503,23 +502,16 @@ class Replayer:
             content = base64.b64decode(response["base64"])
         else:
             content = str(response.get("text", "")).encode("utf-8")
-        headers = response.get("headers") or {}
         if response.get("broken"):
-            return httpx2.Response(
-                response.get("status", 200), headers=headers, stream=_Broken(content)
-            )
+            content = _then_broken(content)
+        headers = response.get("headers") or {}
         return httpx2.Response(response.get("status", 200), headers=headers, content=content)
 
 
-class _Broken(httpx2.SyncByteStream):
+def _then_broken(content: bytes) -> Iterator[bytes]:
     """The recorded bytes, then the same failure the connection had."""
-
-    def __init__(self, content: bytes) -> None:
-        self.content = content
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield self.content
-        raise httpx2.ReadError("the recorded connection broke here")
+    yield content
+    raise httpx2.ReadError("the recorded connection broke here")
 
 
 def _streamed(body: Any) -> bool:
