@@ -24,11 +24,6 @@ MAX_STEPS_SHOWN = 10_000  # a trace claiming more steps shows only those it has 
 GUARD_CODES = ("REPEATED_CALL", "TOO_MANY_CALLS")
 NOT_RUN = "NOT_RUN"
 SAVED_TO = re.compile(r"\boutputs/[\w.\-]+\.json")  # where truncation says the full output went
-# How a run ended: the same fields on a RunResult and in a trace's stop event.
-ENDING = (
-    "status", "outcome", "stop_reason", "phase", "elapsed_s", "answer", "partial_answer",
-    "warnings",
-)  # fmt: skip
 
 # -- the view: what a page shows, whichever source it came from -------------------------
 
@@ -197,9 +192,26 @@ def view_of_result(result: Any) -> RunView:
         "tool_errors": result.tool_errors,
         "tokens": result.tokens,
     }
-    ending = {key: getattr(result, key, None) for key in ENDING}
-    header = {"task_id": result.task_id, "task": task, "system_prompt": system}
-    return _view(index, steps, counts, ending, **header)
+    budget = index.start.get("budget") or {}
+    return RunView(
+        task_id=result.task_id,
+        task=task,
+        model=index.start.get("model"),
+        status=result.status,
+        outcome=result.outcome,
+        stop_reason=result.stop_reason,
+        phase=result.phase,
+        counts=counts,
+        elapsed_s=result.elapsed_s,
+        answer=result.answer,
+        warnings=list(result.warnings or []),
+        steps=[steps[n] for n in sorted(steps)],
+        system_prompt=system,
+        partial_answer=getattr(result, "partial_answer", None),
+        max_seconds=seconds(budget.get("max_seconds")) or None,
+        spans=index.spans,
+        end_s=index.end_s(result.elapsed_s),
+    )
 
 
 def relative_output(path: str | None) -> str | None:
@@ -269,38 +281,27 @@ def view_of_events(events: list[dict[str, Any]]) -> RunView:
     if answer is None and stop.get("stop_reason") == "answered":
         replied = [s for s in steps.values() if s.replied]
         answer = replied[-1].content if replied else None  # older traces: the last reply
-    ending = {key: stop.get(key) for key in ENDING} | {"answer": answer}
-    return _view(
-        index,
-        steps,
-        counts,
-        ending,
+    budget = start.get("budget") or {}
+    return RunView(
         task_id=start.get("task_id"),
         task=start.get("task"),
-        system_prompt=start.get("system_prompt"),
-        finished=bool(stop),
-        answer_recorded=answer is not None or "answer" in stop or not stop,
-    )
-
-
-def _view(
-    index: EventIndex,
-    steps: dict[int, StepView],
-    counts: dict[str, int | None],
-    ending: dict[str, Any],
-    **header: Any,
-) -> RunView:
-    """The view of a run, whichever source its steps, counts and ending came from."""
-    budget = index.start.get("budget") or {}
-    return RunView(
-        **ending | {"warnings": list(ending["warnings"] or [])},
-        **header,
-        model=index.start.get("model"),
+        model=start.get("model"),
+        status=stop.get("status"),
+        outcome=stop.get("outcome"),
+        stop_reason=stop.get("stop_reason"),
+        phase=stop.get("phase"),
         counts=counts,
+        elapsed_s=stop.get("elapsed_s"),
+        answer=answer,
+        warnings=list(stop.get("warnings") or []),
         steps=[steps[n] for n in sorted(steps)],
+        system_prompt=start.get("system_prompt"),
+        partial_answer=stop.get("partial_answer"),
         max_seconds=seconds(budget.get("max_seconds")) or None,
         spans=index.spans,
-        end_s=index.end_s(ending["elapsed_s"]),
+        end_s=index.end_s(stop.get("elapsed_s")),
+        finished=bool(stop),
+        answer_recorded=answer is not None or "answer" in stop or not stop,
     )
 
 
