@@ -43,21 +43,13 @@ class ExplorerChart(alt.HConcatChart):
         return {VEGALITE_MIMETYPE: self.to_dict(), "text/plain": tr("explorer.text")}
 
 
-def explorer_data(
-    results: pd.DataFrame, summary: pd.DataFrame | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The two small tables the chart carries: outcome mix per cap, and the curves.
-
-    ``mix``: one row per (cap, outcome) with ``share`` and ``runs``;
-    ``curve``: one row per cap with ``completion_rate`` and ``wasted_steps``.
-    Both are :func:`~agentlab.course.experiments.summarize`'s figures.
-    """
-    if summary is None:
-        if results is None or len(results) == 0:
-            raise ValueError(tr("explorer.empty"))
-        summary = summarize(results)
-    if len(summary) == 0:
+def explorer_data(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The two small tables the chart carries, from a sweep's :func:`summarize`:
+    ``mix``, one row per (cap, outcome) with ``share`` and ``runs``; ``curve``,
+    one row per cap with ``completion_rate`` and ``wasted_steps``."""
+    if len(results) == 0:
         raise ValueError(tr("explorer.empty"))
+    summary = summarize(results)
     mix = []
     for row in summary.itertuples(index=False):
         for outcome in OUTCOME_COLOURS:
@@ -81,19 +73,14 @@ def explorer_data(
     return pd.DataFrame(mix), curve.reset_index(drop=True)
 
 
-def cap_explorer(
-    results: pd.DataFrame | None,
-    summary: pd.DataFrame | None = None,
-    initial_cap: int | None = None,
-) -> ExplorerChart:
-    """A chart with a ``max_steps`` slider over a sweep's caps (see the module docstring).
+def cap_explorer(results: pd.DataFrame, initial_cap: int | None = None) -> ExplorerChart:
+    """A chart with a ``max_steps`` slider over the caps of a sweep (``results``).
 
-    ``results`` is :func:`~agentlab.course.experiments.sweep`'s table (``summary``,
-    if given, is used as it is). The slider starts at ``initial_cap``, by
-    default the smallest cap that completes 95% of the tasks that can complete
-    (the largest cap of the sweep when none does).
+    The slider starts at ``initial_cap``, by default the smallest cap that
+    completes 95% of the tasks that can complete (the largest cap of the sweep
+    when none does).
     """
-    mix, curve = explorer_data(results, summary)
+    mix, curve = explorer_data(results)
     caps = curve["cap"].tolist()
     if initial_cap is None:
         initial_cap = smallest_cap(curve) or caps[-1]
