@@ -412,11 +412,9 @@ def load_recording(source: str | Path | dict[str, Any]) -> dict[str, Any]:
     else:
         try:
             document = json.loads(Path(source).read_text(encoding="utf-8"))
-        except RecursionError:  # "[[[[…" nested deeper than Python's JSON reader follows
-            why = tr("provider.json_too_deep")
-            raise RecordingError(tr("replay.bad_file", path=str(source), reason=why)) from None
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            why = reason(exc)
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            # RecursionError: "[[[[…" nested deeper than Python's JSON reader follows
+            why = tr("provider.json_too_deep") if isinstance(exc, RecursionError) else reason(exc)
             raise RecordingError(tr("replay.bad_file", path=str(source), reason=why)) from None
     usable = isinstance(document, dict) and document.get("format") == FORMAT
     if not usable or not isinstance(document.get("exchanges"), list):
