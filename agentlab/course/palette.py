@@ -26,64 +26,38 @@ GREY = "#999999"
 BLACK = "#000000"
 WHITE = "#FFFFFF"
 
-OUTCOME_COLORS = {
-    "completed": BLUISH_GREEN,
-    "tool_error": ORANGE,
-    "budget_exhausted": VERMILLION,
-    "model_error": REDDISH_PURPLE,
-    "invalid_task": GREY,
+# Per outcome: its colour, a matplotlib marker and hatch (the shape tells what the
+# colour tells), and the marker's shape as a character, for text and HTML.
+OUTCOME_STYLES = {
+    "completed": (BLUISH_GREEN, "o", "", "●"),
+    "tool_error": (ORANGE, "^", "//", "▲"),
+    "budget_exhausted": (VERMILLION, "s", "xx", "■"),
+    "model_error": (REDDISH_PURPLE, "D", "..", "◆"),
+    "invalid_task": (GREY, "X", "--", "✕"),
 }
-# matplotlib marker and hatch per outcome: the shape tells what the colour tells.
-OUTCOME_MARKERS = {
-    "completed": "o",
-    "tool_error": "^",
-    "budget_exhausted": "s",
-    "model_error": "D",
-    "invalid_task": "X",
-}
-OUTCOME_HATCHES = {
-    "completed": "",
-    "tool_error": "//",
-    "budget_exhausted": "xx",
-    "model_error": "..",
-    "invalid_task": "--",
-}
-# The marker's shape as a character, for text and HTML.
-OUTCOME_SYMBOLS = {
-    "completed": "●",
-    "tool_error": "▲",
-    "budget_exhausted": "■",
-    "model_error": "◆",
-    "invalid_task": "✕",
-}
+OUTCOME_COLORS = {outcome: style[0] for outcome, style in OUTCOME_STYLES.items()}
+OUTCOME_MARKERS = {outcome: style[1] for outcome, style in OUTCOME_STYLES.items()}
+OUTCOME_HATCHES = {outcome: style[2] for outcome, style in OUTCOME_STYLES.items()}
+OUTCOME_SYMBOLS = {outcome: style[3] for outcome, style in OUTCOME_STYLES.items()}
 
 PHASE_COLORS = {"decide": BLUE, "tool": ORANGE, "complete": REDDISH_PURPLE}
 PHASE_HATCHES = {"decide": "", "tool": "//", "complete": ".."}
 
 # Run status (completed/failed), tool status (ok/error), and what a guard or
 # the completion check decided about a call or an answer.
-STATUS_COLORS = {
-    "completed": BLUISH_GREEN,
-    "failed": VERMILLION,
-    "ok": BLUISH_GREEN,
-    "error": VERMILLION,
-    "refused": REDDISH_PURPLE,
-    "not_run": GREY,
-    "done": BLUISH_GREEN,
-    "not_done": ORANGE,
-    "timeout": VERMILLION,
+STATUS_STYLES = {  # colour and symbol
+    "completed": (BLUISH_GREEN, "✓"),
+    "failed": (VERMILLION, "✗"),
+    "ok": (BLUISH_GREEN, "✓"),
+    "error": (VERMILLION, "✗"),
+    "refused": (REDDISH_PURPLE, "⊘"),
+    "not_run": (GREY, "–"),
+    "done": (BLUISH_GREEN, "✓"),
+    "not_done": (ORANGE, "…"),
+    "timeout": (VERMILLION, "◷"),
 }
-STATUS_SYMBOLS = {
-    "completed": "✓",
-    "failed": "✗",
-    "ok": "✓",
-    "error": "✗",
-    "refused": "⊘",
-    "not_run": "–",
-    "done": "✓",
-    "not_done": "…",
-    "timeout": "◷",
-}
+STATUS_COLORS = {status: style[0] for status, style in STATUS_STYLES.items()}
+STATUS_SYMBOLS = {status: style[1] for status, style in STATUS_STYLES.items()}
 
 NEUTRAL = "#5B6770"  # stop reasons and other codes that are not good or bad in themselves
 
