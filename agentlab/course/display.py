@@ -90,23 +90,14 @@ GUARD_NOTES = {
     "TOO_MANY_CALLS": "display.guard.TOO_MANY_CALLS",
     "NOT_RUN": "display.guard.NOT_RUN",
 }
-# What a guard or a check decided; every other code means what the course's
-# glossary says (term.<code>).
-STATUS_WORDS = {
-    "refused": "display.status.refused",
-    "not_run": "display.status.not_run",
-    "done": "display.status.done",
-    "not_done": "display.status.not_done",
-    "timeout": "display.status.timeout",
-}
-
-
 def meaning(code: str | None) -> str:
-    """What a code means, in words (empty for a code the catalog does not know)."""
-    if code in STATUS_WORDS:
-        return tr(STATUS_WORDS[code])
-    key = f"term.{code}"
-    return tr(key) if key in CATALOG else ""
+    """What a code means, in words: what a guard or a check decided
+    (``display.status.<code>``), else what the course's glossary says
+    (``term.<code>``); empty for a code the catalog does not know."""
+    for key in (f"display.status.{code}", f"term.{code}"):
+        if key in CATALOG:
+            return tr(key)
+    return ""
 
 
 def ms(seconds: Any) -> str:
