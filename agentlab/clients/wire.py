@@ -78,25 +78,16 @@ def stream_chunks(
     """The ``chat.completion.chunk`` objects that stream ``completion``."""
     message = completion["choices"][0]["message"]
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
-    text = message.get("content") or ""
-    for start in range(0, len(text), chunking.text_size):
-        deltas.append({"content": text[start : start + chunking.text_size]})
+    deltas += [{"content": part} for part in _cut(message.get("content"), chunking.text_size)]
 
     per_call = []
     for i, tc in enumerate(message.get("tool_calls") or []):
         index = 0 if chunking.same_index else i
         head = {"index": index, "id": tc["id"], "type": "function"}
         head["function"] = {"name": tc["function"]["name"], "arguments": ""}
-        pieces = [head]
-        args = tc["function"]["arguments"]
-        for start in range(0, len(args), chunking.argument_size):
-            piece: dict[str, Any] = {
-                "function": {"arguments": args[start : start + chunking.argument_size]}
-            }
-            if not chunking.missing_index:
-                piece["index"] = index
-            pieces.append(piece)
-        per_call.append(pieces)
+        where = {} if chunking.missing_index else {"index": index}
+        parts = _cut(tc["function"]["arguments"], chunking.argument_size)
+        per_call.append([head] + [{"function": {"arguments": part}} | where for part in parts])
     sequential = chunking.missing_index or chunking.same_index or not chunking.interleave
     if sequential:
         fragments = [p for pieces in per_call for p in pieces]
@@ -115,6 +106,12 @@ def stream_chunks(
     if include_usage:
         chunks.append({**base, "choices": [], "usage": completion["usage"]})
     return chunks
+
+
+def _cut(text: str | None, size: int) -> list[str]:
+    """``text`` in pieces of ``size`` characters (the last may be shorter)."""
+    text = text or ""
+    return [text[start : start + size] for start in range(0, len(text), size)]
 
 
 def sse(chunks: list[dict[str, Any]]) -> bytes:
