@@ -133,13 +133,9 @@ class ModelSettings:
 
 
 class PresetClient(OpenAI):
-    """An ``openai.OpenAI`` that adds a preset's fields to every chat request.
-
-    DeepSeek switches thinking with a request field, so the preset that names
-    DeepSeek says it on each request rather than leaving it to the model's
-    default. Fields the request sets itself win. Copies (``with_options``, a
-    recording client) keep the fields.
-    """
+    """An ``openai.OpenAI`` that adds a preset's fields to every chat request
+    (DeepSeek's ``thinking`` switch), unless the request sets them itself.
+    Copies (``with_options``, a recording client) keep the fields."""
 
     def __init__(self, *, request_fields: Mapping[str, Any], **options: Any) -> None:
         super().__init__(**options)

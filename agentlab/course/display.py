@@ -90,6 +90,8 @@ GUARD_NOTES = {
     "TOO_MANY_CALLS": "display.guard.TOO_MANY_CALLS",
     "NOT_RUN": "display.guard.NOT_RUN",
 }
+
+
 def meaning(code: str | None) -> str:
     """What a code means, in words: what a guard or a check decided
     (``display.status.<code>``), else what the course's glossary says

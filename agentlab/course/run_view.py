@@ -120,13 +120,9 @@ def events_of(result: Any) -> list[dict[str, Any]]:
         events = [e for e in read_trace(path) if isinstance(e, dict)]
     except (OSError, ValueError):
         return []
-    stop = next((e for e in reversed(events) if e.get("event") == "stop"), None)
-    if stop is None or (stop.get("stop_reason"), stop.get("model_requests")) != (
-        result.stop_reason,
-        result.model_requests,
-    ):
-        return []
-    return events
+    stop = next((e for e in reversed(events) if e.get("event") == "stop"), {})
+    ours = (stop.get("stop_reason"), stop.get("model_requests"))
+    return events if ours == (result.stop_reason, result.model_requests) else []
 
 
 def view_of_result(result: Any) -> RunView:
