@@ -16,7 +16,7 @@ OFFLINE := env -u DASHSCOPE_API_KEY -u LLM_API_KEY -u OPENAI_API_KEY -u DEEPSEEK
            AGENTLAB_OFFLINE=1 PYTHONHASHSEED=0
 
 .PHONY: test lab lint notebooks lock clean bench bench-peers browser-test soak paused-notebooks \
-	doctor wheel wheel-test pyodide-test
+	doctor wheel wheel-test pyodide-test mutants
 
 test: $(STAMP)
 	$(OFFLINE) $(PY) -m pytest -q --nbval --nbval-current-env \
@@ -52,6 +52,12 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check agentlab tests benchmarks conftest.py
 	$(VENV)/bin/ruff format --check agentlab tests benchmarks conftest.py
 	$(VENV)/bin/lint-imports --no-cache
+
+# Mutation testing of the exercises' checks: every reference answer mutated
+# (tests/mutants.py); prints the survivors no check rejects and no entry of
+# tests/mutants_equivalent.toml explains. About a minute; CI runs it.
+mutants: $(STAMP)
+	$(OFFLINE) AGENTLAB_RUNS_DIR=$$(mktemp -d) $(PY) tests/mutants.py
 
 # The loop's promises on 10 000 generated runs (tests/test_invariants.py
 # checks a few hundred in `make test`, the same ones every time); prints the count

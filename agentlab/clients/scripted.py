@@ -4,10 +4,10 @@ A :class:`ScriptedClient` *is* an ``openai.OpenAI`` whose HTTP client uses an
 in-process ``httpx2.MockTransport``, so the SDK builds every request and parses
 every reply exactly as it would with a real service: no key, no network, same
 loop code. Behind the transport a :class:`ScriptedService` keeps each request
-(``client.requests``: what the model was given), asks the script
-(``script.py``) for the next turn and answers in the service's wire format
-(``wire.py``): JSON, or server-sent events for ``stream: true``. Copies
-(``with_options``, ``copy``) share the script and the list of requests.
+(``client.requests``: the messages, tools and ``tool_choice`` the model was
+given), asks the script (``script.py``) for the next turn and answers in the
+service's wire format (``wire.py``): JSON, or server-sent events for ``stream:
+true``. Copies (``with_options``, ``copy``) share the script and the requests.
 
 The behaviours (an honest analyst, a model that never stops ...) live in
 ``behaviours.py``; this module decides nothing itself.
@@ -40,6 +40,7 @@ class RecordedRequest:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
     stream: bool
+    tool_choice: Any = None
 
 
 @dataclass
@@ -61,6 +62,7 @@ class ScriptedService:
             messages=body.get("messages", []),
             tools=body.get("tools", []),
             stream=bool(body.get("stream")),
+            tool_choice=body.get("tool_choice"),
         )
         self.requests.append(recorded)
         try:

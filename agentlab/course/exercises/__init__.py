@@ -85,8 +85,11 @@ def get(exercise_id: str) -> Exercise | None:
     return next((e for e in EXERCISES if e.id == exercise_id), None)
 
 
+_NO_ANSWER: Any = object()  # check("01-loop") with the answer forgotten
+
+
 def check(
-    exercise_id: str, answer: Any, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S
+    exercise_id: str, answer: Any = _NO_ANSWER, *, time_limit_s: float = DEFAULT_TIME_LIMIT_S
 ) -> CheckResult:
     """Check ``answer`` for the exercise ``exercise_id``; print and return the verdict.
 
@@ -95,6 +98,10 @@ def check(
     exercise = get(exercise_id)
     if exercise is None:
         verdict = Verdict(WRONG, _unknown(exercise_id))
+    elif answer is _NO_ANSWER:
+        verdict = Verdict(
+            NOT_DONE, tr("exercise.no_answer", id=exercise.id, name=exercise.answer_name)
+        )
     else:
         verdict = judge(exercise, answer, time_limit_s)
     passed = verdict.status == PASSED

@@ -23,7 +23,14 @@ from typing import Any
 
 from ... import Budget, run_agent
 from ...clients import Chunking, Reply, ScriptedClient, ToolCall, scripted
-from ...tools import Tool, ToolRegistry, error, ok, resolve_inside, sandbox_copy
+from ...tools import (
+    Tool,
+    ToolRegistry,
+    error,  # noqa: F401  01-append-text's named mistakes return error(...)
+    ok,
+    resolve_inside,
+    sandbox_copy,
+)
 from ...tools import files as library_files
 from .core import (
     Exercise,
@@ -222,8 +229,6 @@ def add_append_text(registry, box):
         path = resolve_inside(box, rel_path)
         if isinstance(path, dict):  # PATH_NOT_ALLOWED, already a tool result
             return path
-        if path.is_dir():
-            return error("NOT_A_FILE", f"{rel_path!r} is a folder")
         with path.open("a", encoding="utf-8") as handle:
             handle.write(text)
         return ok({"path": rel_path, "chars": len(text)}, [rel_path])

@@ -29,8 +29,10 @@ from ...tools.sales import COURSE_DATA_DIR
 from .core import (
     Exercise,
     Judged,
+    OutOfTime,
     Verdict,
     code_of,
+    describe,
     need_callable,
     need_prediction,
     passed,
@@ -171,7 +173,7 @@ def dispatch(tools, name, arguments_json):
     if name not in tools:  # the whitelist: only registered names run
         return error("UNKNOWN_TOOL", f"no tool named {name!r}; allowed: {', '.join(tools)}")
     try:
-        arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+        arguments = json.loads(arguments_json) if (arguments_json or "").strip() else {}
     except json.JSONDecodeError as exc:
         return error("INVALID_ARGUMENTS", f"arguments are not valid JSON: {exc.msg}")
     if not isinstance(arguments, dict):
@@ -207,6 +209,7 @@ DISPATCH_PROBES = (
     ("raises", "boom", "{}", "TOOL_EXCEPTION"),
     ("raises_key_error", "price_of", '{"key": "鼠标"}', "TOOL_EXCEPTION"),
     ("empty", "today", "", None),
+    ("none", "today", None, None),  # no arguments at all, as some services send them
 )
 
 
@@ -274,11 +277,13 @@ def capped_loop(task, client, tools, max_steps):
 
 ANSWERS_AT_CAP = Scenario("answers_at_cap", "todo_clerk", TODO_TASK, 3)
 CAP_ONE = Scenario("cap_one", "todo_clerk", TODO_TASK, 1)
+CAP_ZERO = Scenario("cap_zero", "todo_clerk", TODO_TASK, 0)  # a do-while asks once anyway
 CAPPED_SCENARIOS = (
     HONEST,
     UNKNOWN_TOOL,
     ANSWERS_AT_CAP,
     CAP_ONE,
+    CAP_ZERO,
     NEVER_STOPS,
     NEVER_STOPS_TWO_CALLS,
 )
@@ -341,11 +346,16 @@ def stub_loops() -> tuple[tuple[str, Callable[..., Any], bool], ...]:
     )
 
 
-def _unnamed(loop: Callable[..., Any]) -> Callable[..., Any]:
-    """``loop`` under one name for every loop: a test must judge what it does."""
+def _unnamed(loop: Callable[..., Any], crashed: list[BaseException]) -> Callable[..., Any]:
+    """``loop`` under one name for every loop (a test must judge what it does), noting in
+    ``crashed`` what it raised (a stub that ran out of replies: HTTP 500)."""
 
     def wrapped(task: str, client: Any, tools: Any, max_steps: int) -> Any:
-        return loop(task, client, tools, max_steps)
+        try:
+            return loop(task, client, tools, max_steps)
+        except Exception as exc:
+            crashed.append(exc)
+            raise
 
     wrapped.__name__ = wrapped.__qualname__ = "loop"  # what an error message names
     return wrapped
@@ -355,10 +365,12 @@ def check_stub_test(answer: Any) -> Verdict:
     need_callable(answer, "test_step_cap")
     for key, loop, should_pass in stub_loops():
         what = tr(f"exercise.02-stub-test.loop.{key}")
-        returned = None
+        returned, crashed = None, []
         try:
-            returned = run_student(answer, _unnamed(loop), what=what)
+            returned = run_student(answer, _unnamed(loop, crashed), what=what)
             test_passed = True
+        except OutOfTime:
+            raise  # a test still running at the limit neither passed nor caught anything
         except Judged as judged:
             if judged.verdict.status != "wrong":
                 raise
@@ -366,6 +378,8 @@ def check_stub_test(answer: Any) -> Verdict:
             test_passed = False
         if should_pass and not test_passed:
             return wrong(tr("exercise.02-stub-test.fails_correct", detail=failure))
+        if not should_pass and crashed:  # failed, but by the loop's error, not by an assert
+            return wrong(tr("exercise.02-stub-test.loop_crashed", error=describe(crashed[0])))
         if not should_pass and test_passed:
             missed = tr(f"exercise.02-stub-test.missed.{key}")
             if returned is not None:  # a verdict returned is a verdict nobody reads

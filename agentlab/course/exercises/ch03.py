@@ -27,7 +27,9 @@ from ...clients import Conversation, Hang, Reply, ScriptedClient, call
 from ...deadline import TimedOut, run_within
 from ..faults import HangingTool, fault_tools, keeps_calling, wanders
 from .core import (
+    WRONG,
     Exercise,
+    Judged,
     Verdict,
     need_callable,
     need_prediction,
@@ -44,23 +46,16 @@ from .texts import tr
 
 
 def repeat_key(name, arguments_json):
+    text = (arguments_json or "").strip()  # None or "": no arguments
     try:
-        arguments = json.loads(arguments_json) if arguments_json.strip() else {}
+        arguments = json.loads(text) if text else {}
     except json.JSONDecodeError:
-        return f"{name}:{arguments_json.strip()}"  # unusable JSON: its own text is the key
-
-    def normalise(value, key=""):
-        if isinstance(value, dict):
-            return {k: normalise(v, k) for k, v in value.items()}
-        if isinstance(value, list):
-            return [normalise(v) for v in value]
-        if isinstance(value, str) and key.endswith("path"):
-            return posixpath.normpath(value.strip())
-        return value
-
-    canonical = json.dumps(
-        normalise(arguments), sort_keys=True, ensure_ascii=False, separators=(",", ":")
-    )
+        return f"{name}:{text}"  # unusable JSON: its own text is the key
+    if isinstance(arguments, dict):  # null, [1] and 5 are valid JSON too, but no object
+        for key, value in arguments.items():
+            if key.endswith("path") and isinstance(value, str):
+                arguments[key] = posixpath.normpath(value)
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"))  # nested keys too
     return f"{name}:{canonical}"
 
 
@@ -103,6 +98,18 @@ REPEAT_PAIRS = (
         False,
     ),
     ("types", ("do_step", '{"n": 1}'), ("do_step", '{"n": "1"}'), False),
+    ("case", ("read_text", '{"rel_path": "A.md"}'), ("read_text", '{"rel_path": "a.md"}'), False),
+    (
+        "nested",
+        ("search", '{"filter": {"b": 1, "a": 2}, "limit": 5}'),
+        ("search", '{"limit": 5, "filter": {"a": 2, "b": 1}}'),
+        True,
+    ),
+    ("no_arguments", ("list_dir", None), ("list_dir", "{}"), True),
+    # valid JSON that is no object: the key must not raise on it
+    ("not_object", ("do_step", "[1, 2]"), ("do_step", "[1,2]"), True),
+    ("not_object", ("do_step", "null"), ("do_step", " null"), True),
+    ("not_object", ("do_step", "5"), ("do_step", "5 "), True),
     (
         "not_a_path",
         ("write_text", '{"rel_path": "a.md", "text": "./x"}'),
@@ -128,10 +135,15 @@ REPEAT_PAIRS = (
 def check_repeat_key(answer: Any) -> Verdict:
     need_callable(answer, "repeat_key")
 
-    def key_of(call_: tuple[str, str]) -> Any:
-        return run_student(
-            answer, *call_, what=tr("exercise.03-repeat-key.what", call=_call(call_))
-        )
+    def key_of(call_: tuple[str, str | None]) -> Any:
+        what = tr("exercise.03-repeat-key.what", call=_call(call_))
+        try:
+            return run_student(answer, *call_, what=what)
+        except Judged as judged:
+            if not _valid_json_no_object(call_[1]) or judged.verdict.status != WRONG:
+                raise
+            key = "exercise.03-repeat-key.raised_not_object"
+            raise Judged(wrong(tr(key, call=_call(call_), error=judged.verdict.detail))) from None
 
     key = key_of(("analyze_csv", '{"relative_path": '))
     if not isinstance(key, str):
@@ -149,8 +161,15 @@ def check_repeat_key(answer: Any) -> Verdict:
     return passed(tr("exercise.03-repeat-key.passed"))
 
 
-def _call(call_: tuple[str, str]) -> str:
+def _call(call_: tuple[str, str | None]) -> str:
     return f"{call_[0]}({call_[1]})"
+
+
+def _valid_json_no_object(text: str | None) -> bool:
+    try:
+        return not isinstance(json.loads(text or "{}"), dict)
+    except json.JSONDecodeError:
+        return False
 
 
 # -- 03-no-progress ----------------------------------------------------------------------
@@ -176,6 +195,7 @@ NO_PROGRESS_SEQUENCES = (
     ([["a"], ["a"], ["a"], ["a"], ["a"]], 3, 4),
     ([["a", "b"], ["b", "c"], ["c"], ["c"], ["a"]], 2, 4),
     ([["a"], [], [], ["b"], [], []], 2, 3),
+    ([[], [], ["a"]], 2, 2),  # nothing new from the very first step
 )
 
 

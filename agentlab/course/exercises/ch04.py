@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,7 @@ RETRY_PROBES = (
     ("logic", ("logic", 1, 2, 0.2, None), False),
     ("past_deadline", ("transient", 1, 2, 0.5, 0.3), False),
     ("before_deadline", ("transient", 1, 2, 0.2, 0.3), True),
+    ("at_deadline", ("transient", 1, 2, 0.3, 0.3), False),
     ("no_time_left", ("transient", 1, 2, 0.2, 0.0), False),  # 0.0 is a deadline, not None
     ("no_retries", ("transient", 1, 0, 0.2, None), False),
 )
@@ -244,29 +246,26 @@ def shrink(text, limit):
     if len(text) <= limit:
         return text
     lines = text.splitlines()
-    keys = [i for i, line in enumerate(lines) if KEY_LINE.search(line)]
-    keep = {0, len(lines) - 1, *keys}  # always kept
-    # Room for more head and tail: what those lines and up to len(keys) + 1 markers leave.
-    room = limit - sum(len(lines[i]) + 1 for i in keep) - 40 * (len(keys) + 1)
-    used = 0
-    for i in range(1, len(lines)):  # head
-        used += len(lines[i]) + 1
-        if used > room // 2:
-            break
-        keep.add(i)
-    used = 0
-    for i in range(len(lines) - 2, 0, -1):  # tail
-        used += len(lines[i]) + 1
-        if used > room // 2:
-            break
-        keep.add(i)
-    out, previous = [], -1
-    for i in sorted(keep):
-        if i > previous + 1:
-            out.append(f"…[truncated: {i - previous - 1} lines]")
-        out.append(lines[i])
-        previous = i
-    return "\n".join(out)
+    keep = {0, len(lines) - 1} | {i for i, line in enumerate(lines) if KEY_LINE.search(line)}
+
+    def joined(kept):
+        out, previous = [], -1
+        for i in sorted(kept):
+            if i > previous + 1:
+                out.append(f"…[truncated: {i - previous - 1} lines]")
+            out.append(lines[i])
+            previous = i
+        return "\n".join(out)
+
+    if len(joined(keep)) > limit:  # even these do not fit: the limit wins, cut by characters
+        room = limit - len(f"\n…[truncated: {len(text)} chars]\n")  # the longest marker
+        head, tail = text[: room - room // 2], text[len(text) - room // 2 :]
+        return f"{head}\n…[truncated: {len(text) - len(head) - len(tail)} chars]\n{tail}"
+    head, tail = 1, len(lines) - 2
+    while head <= tail and len(joined(keep | {head, tail})) <= limit:  # a line each end
+        keep |= {head, tail}
+        head, tail = head + 1, tail - 1
+    return joined(keep)
 
 
 MARKER = re.compile(r"truncated|省略", re.IGNORECASE)
@@ -292,12 +291,27 @@ def _long_line_log() -> str:
     return "\n".join(rows)
 
 
+def _many_errors_log() -> str:
+    """400 lines, 12 of them errors: keeping only the first few is not keeping them all."""
+    rows = [f"[{i:04d}] request ok" for i in range(400)]
+    for i in range(30, 390, 30):
+        rows[i] = f"[{i:04d}] ERROR: upstream timed out (attempt {i // 30})"
+    return "\n".join(rows)
+
+
 def truncate_cases() -> Iterator[tuple[str, str, int]]:
     """(name key, text, limit)."""
     yield "short", "第一行\n第二行\n", 100
+    exact = _traceback_log()[:600]
+    yield "exact", exact, len(exact)  # within the limit: `len(text) < limit` cuts it
     yield "build_log", huge_log(), 1200
     yield "traceback", _traceback_log(), 800
     yield "long_lines", _long_line_log(), 1500
+    yield "many_errors", _many_errors_log(), 1500
+    # the head, the tail and the key lines alone are over the limit: the limit wins
+    records = [{"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(2000)]
+    yield "one_line", json.dumps(records), 3000
+    yield "all_errors", "\n".join(f"[{i:04d}] ERROR: retry {i} failed" for i in range(500)), 1000
 
 
 def check_truncate(answer: Any) -> Verdict:
@@ -310,28 +324,36 @@ def check_truncate(answer: Any) -> Verdict:
         problem = _truncation_problem(text, limit, got)
         if problem:
             key, fields = problem
-            return wrong(tr(key, case=label, limit=limit, **fields))
+            return wrong(tr(f"exercise.04-truncate.{key}", case=label, limit=limit, **fields))
     return passed(tr("exercise.04-truncate.passed"))
+
+
+def _numbers(marker: str) -> list[int]:
+    return [int(n.replace(",", "")) for n in re.findall(r"\d[\d,]*", marker)]
 
 
 def _truncation_problem(text: str, limit: int, got: str) -> tuple[str, dict[str, Any]] | None:
     if len(text) <= limit:
-        return None if got == text else ("exercise.04-truncate.changed_short", {})
-    if len(got) > limit:
-        return "exercise.04-truncate.too_long", {"length": len(got)}
+        return None if got == text else ("changed_short", {})
     lines, kept = text.splitlines(), got.splitlines()
+    keys = [line for line in lines if KEY_LINE.search(line)]
+    needed = sum(len(line) + 1 for line in {lines[0], lines[-1], *keys})
+    if needed > limit:  # whole lines cannot fit: the limit wins
+        return _cut_problem(text, limit, got, needed)
+    if len(got) > limit:
+        return "too_long", {"length": len(got)}
     if lines[0] not in kept:
-        return "exercise.04-truncate.no_head", {"line": shown(lines[0])}
+        return "no_head", {"line": shown(lines[0])}
     if lines[-1] not in kept:
-        return "exercise.04-truncate.no_tail", {"line": shown(lines[-1])}
-    for line in lines:
-        if KEY_LINE.search(line) and line not in kept:
-            return "exercise.04-truncate.no_key_line", {"line": shown(line)}
+        return "no_tail", {"line": shown(lines[-1])}
+    missing = Counter(keys) - Counter(kept)  # each key line, as often as it occurs
+    if missing:
+        return "no_key_line", {"line": shown(next(iter(missing)))}
     for line in (lines[1], lines[-2]):  # "a few lines" of head and tail: more than one
         if line not in kept:
-            return "exercise.04-truncate.too_few_ends", {"line": shown(line)}
+            return "too_few_ends", {"line": shown(line)}
     if not any(MARKER.search(line) for line in kept if line not in lines):
-        return "exercise.04-truncate.no_marker", {}
+        return "no_marker", {}
     origin: list[int | None] = []  # each kept line's index in the text; None for a marker
     position = 0
     for line in kept:
@@ -339,18 +361,41 @@ def _truncation_problem(text: str, limit: int, got: str) -> tuple[str, dict[str,
             position = lines.index(line, position) + 1
             origin.append(position - 1)
         elif not MARKER.search(line):
-            return "exercise.04-truncate.out_of_order", {"line": shown(line)}
+            return "out_of_order", {"line": shown(line)}
         else:
             origin.append(None)
     for at, line in enumerate(kept):
         if origin[at] is not None:
+            if at and origin[at - 1] is not None and origin[at] > origin[at - 1] + 1:
+                fields = {"before": shown(kept[at - 1]), "after": shown(line)}
+                return "gap_unmarked", {**fields, "count": origin[at] - origin[at - 1] - 1}
             continue
-        if not re.search(r"\d", line):  # "and how much was removed"
-            return "exercise.04-truncate.marker_no_count", {"line": shown(line)}
         before = next((i for i in reversed(origin[:at]) if i is not None), -1)
         after = next((i for i in origin[at + 1 :] if i is not None), len(lines))
-        if after - before <= 1:  # nothing was removed where it stands
-            return "exercise.04-truncate.marker_misplaced", {"line": shown(line)}
+        removed = lines[before + 1 : after]
+        if not removed:  # nothing was removed where it stands
+            return "marker_misplaced", {"line": shown(line)}
+        chars = sum(map(len, removed))  # with or without the line ends
+        if not any(n == len(removed) or chars <= n <= chars + len(removed) for n in _numbers(line)):
+            fields = {"line": shown(line), "lines": len(removed), "chars": chars}
+            return "marker_count", fields
+    return None
+
+
+def _cut_problem(text: str, limit: int, got: str, needed: int) -> tuple[str, dict[str, Any]] | None:
+    """What is off in a text cut by characters: a head, one marker line, a tail."""
+    if len(got) > limit:
+        return "cut_too_long", {"length": len(got), "needed": needed}
+    kept = got.splitlines()
+    markers = [i for i, line in enumerate(kept) if MARKER.search(line)]
+    if len(markers) != 1:
+        return "cut_shape", {}
+    head, tail = "\n".join(kept[: markers[0]]), "\n".join(kept[markers[0] + 1 :])
+    if not head or not tail or not text.startswith(head) or not text.endswith(tail):
+        return "cut_shape", {}
+    removed = len(text) - len(head) - len(tail)
+    if not any(abs(n - removed) <= 2 for n in _numbers(kept[markers[0]])):  # the line ends
+        return "cut_count", {"line": shown(kept[markers[0]]), "chars": removed}
     return None
 
 
@@ -358,11 +403,11 @@ def _truncation_problem(text: str, limit: int, got: str) -> tuple[str, dict[str,
 
 
 def trace_story(events):
-    stop = next(e for e in events if e["event"] == "stop")
+    last = events[-1]  # the stop event; a trace cut short (the run was killed) has none
     tool_events = [e for e in events if e["event"] == "phase" and e.get("phase") == "tool"]
     return {
-        "steps": stop["step"],
-        "stop_reason": stop["stop_reason"],
+        "steps": last.get("step"),
+        "stop_reason": last.get("stop_reason"),
         "tools": [e["tool"] for e in tool_events],
         "error_codes": [e["error_code"] for e in tool_events if e["status"] == "error"],
     }
@@ -414,21 +459,45 @@ def trace_events(run: Any) -> list[dict[str, Any]]:
     return list(events) if events else read_trace(run.trace_path)
 
 
-def check_trace(answer: Any) -> Verdict:
-    need_callable(answer, "trace_story")
-    folder = _temp_dir()
-    try:
-        for key, make_run in _trace_runs():
-            run = make_run(folder)
-            expected = {
+def _traces(folder: Path) -> Iterator[tuple[str, list[dict[str, Any]], dict[str, Any]]]:
+    """(scenario key, trace events, what they tell): three real runs, then the repeats' trace
+    cut short before its last tool call and its stop event, as a killed run leaves it."""
+    cut: list[dict[str, Any]] = []
+    for key, make_run in _trace_runs():
+        run = make_run(folder)
+        events = trace_events(run)
+        cut = events[:-2] if key == "repeats" else cut
+        yield (
+            key,
+            events,
+            {
                 "steps": run.steps,
                 "stop_reason": run.stop_reason,
                 "tools": [r["tool"] for r in run.tool_results],
                 "error_codes": [
                     r["result"]["error"]["code"] for r in run.tool_results if r["status"] == "error"
                 ],
-            }
-            events = json.loads(json.dumps(trace_events(run)))  # the student's own copy
+            },
+        )
+    tools = [e for e in cut if e["event"] == "phase" and e.get("phase") == "tool"]
+    yield (
+        "cut_short",
+        cut,
+        {
+            "steps": cut[-1]["step"],
+            "stop_reason": None,
+            "tools": [e["tool"] for e in tools],
+            "error_codes": [e["error_code"] for e in tools if e["status"] == "error"],
+        },
+    )
+
+
+def check_trace(answer: Any) -> Verdict:
+    need_callable(answer, "trace_story")
+    folder = _temp_dir()
+    try:
+        for key, events, expected in _traces(folder):
+            events = json.loads(json.dumps(events))  # the student's own copy
             scenario = tr(f"exercise.04-trace.scenario.{key}")
             got = run_student(answer, events, what=tr("exercise.04-trace.what", scenario=scenario))
             if not isinstance(got, dict):

@@ -70,6 +70,11 @@ class Judged(Exception):
         self.verdict = verdict
 
 
+class OutOfTime(Judged):
+    """The student's code was still running when the time limit came: no verdict on
+    what it would have done (a test that never finished did not fail)."""
+
+
 class StillStarter(Exception):
     """The student's code raised ``NotImplementedError``: it is still the starter.
 
@@ -108,8 +113,8 @@ def unit(exercise_id: str) -> dict[str, Any]:
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per exercise
 class Exercise:
-    """One exercise: its ``check`` and its ``reference`` answer (Python, in its chapter's
-    module); the rest is data, in ``units/<id>.toml``.
+    """One exercise: its ``check`` and its ``solution`` (Python, in its chapter's module);
+    the rest is data, in ``units/<id>.toml``.
 
     From the unit: ``kind`` ("code", "predict" or "read"), ``answer_name`` (what the
     check cell passes to ``check``), ``starter`` (the code of the student's cell), the
@@ -119,10 +124,19 @@ class Exercise:
 
     id: str
     check: Callable[[Any], Verdict]
-    reference: Any
+    solution: Any
+    """The reference answer, written as a student would write it; where there is ``data``,
+    the function that reads the answer from it."""
     prepare: Callable[[], object] | None = None
     """Makes, once, what the check compares against (reference runs, sweeps) and caches it
     in this process, so that each forked copy the check runs in starts with it."""
+    data: Callable[[], Any] | None = None
+    """For a "read" exercise, makes the data the student reads (the chapter's table)."""
+
+    @cached_property
+    def reference(self) -> Any:
+        """The reference answer: ``solution``, or what it reads from ``data``."""
+        return self.solution if self.data is None else self.solution(self.data())
 
     @property
     def chapter(self) -> str:

@@ -19,6 +19,7 @@ This module does not decide which scenarios an exercise uses.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import shutil
@@ -79,6 +80,8 @@ class Scenario:
     policy: Callable[[Conversation], Any] | str
     task: str
     max_steps: int
+    calls_finish: str | None = None
+    """The ``finish_reason`` sent with tool calls, where it is not the usual "tool_calls"."""
 
     @property
     def name(self) -> str:
@@ -87,7 +90,14 @@ class Scenario:
     def client(self) -> ScriptedClient:
         policy = BEHAVIOURS[self.policy] if isinstance(self.policy, str) else self.policy
         guarded = runaway_guard(policy, self.max_steps + RUNAWAY_AFTER)
-        return ScriptedClient(guarded, name=self.key)
+
+        def played(conversation: Conversation) -> Any:
+            turn = guarded(conversation)
+            if self.calls_finish and isinstance(turn, Reply) and turn.tool_calls:
+                return dataclasses.replace(turn, finish_reason=self.calls_finish)
+            return turn
+
+        return ScriptedClient(played, name=self.key)
 
 
 HONEST = Scenario("honest", "todo_clerk", TODO_TASK, 8)
@@ -95,7 +105,12 @@ TOOL_ERROR = Scenario(
     "tool_error", "todo_clerk", TODO_TASK.replace("meeting.md", "meeting-notes.md"), 8
 )
 TWO_CALLS = Scenario("two_calls", two_reads, "读 meeting.md，再列一下目录。", 8)
-UNKNOWN_TOOL = Scenario("unknown_tool", asks_unknown_tool, "删掉 meeting.md", 8)
+# Tool calls with finish_reason "stop": OpenAI itself may send it with tool calls (documented
+# in ENTERPILOT/GoModel#124; vllm-project/vllm#25054 for tool_choice "required"), and Ollama's
+# OpenAI API did for every call before ollama/ollama#5995. Only tool_calls decides.
+UNKNOWN_TOOL = Scenario(
+    "unknown_tool", asks_unknown_tool, "删掉 meeting.md", 8, calls_finish="stop"
+)
 NEVER_STOPS = Scenario("never_stops", lists_forever, "把沙盒里的文件都列出来", 3)
 NEVER_STOPS_TWO_CALLS = Scenario("never_stops_two_calls", reads_two_forever, "把沙盒看个遍", 3)
 
@@ -127,6 +142,7 @@ class Transcript:
 
     requests: list[list[dict[str, Any]]]  # each request's messages, normalised
     tools_sent: list[bool]  # did each request offer the tools?
+    tool_choices: list[Any]  # each request's tool_choice (None: not sent)
     returned: Any  # what the loop function returned
     runaway: bool = False
 
@@ -164,15 +180,16 @@ def student_run(loop: Callable[..., Any], scenario: Scenario, name: str) -> Tran
                 what=tr("exercise.loop.in_scenario", name=name, scenario=scenario.name),
             )
         except Runaway as runaway:
-            requests, offered = _requests(client)
+            requests, offered, choices = _requests(client)
             # the request that tripped the guard is not one the loop got an answer to
-            return Transcript(requests[: runaway.requests], offered, returned=None, runaway=True)
+            requests = requests[: runaway.requests]
+            return Transcript(requests, offered, choices, returned=None, runaway=True)
         except Judged:
             # A tool call that is not a dict breaks the scripted model (HTTP 500), and the
             # loop raises: hand the history over, so that compare() names the cause.
-            requests, offered = _requests(client)
+            requests, offered, choices = _requests(client)
             if any(_odd_call(message) for request in requests for message in request):
-                return Transcript(requests, offered, returned=None)
+                return Transcript(requests, offered, choices, returned=None)
             raise
     return transcript(client, returned)
 
@@ -181,23 +198,24 @@ def transcript(client: ScriptedClient, returned: Any) -> Transcript:
     return Transcript(*_requests(client), returned=returned)
 
 
-def _requests(client: ScriptedClient) -> tuple[list[list[dict[str, Any]]], list[bool]]:
-    return [conversation(r.messages) for r in client.requests], [
-        bool(r.tools) for r in client.requests
-    ]
+def _requests(client: ScriptedClient) -> tuple[list[list[dict[str, Any]]], list[bool], list[Any]]:
+    made = client.requests
+    return (
+        [conversation(r.messages) for r in made],
+        [bool(r.tools) for r in made],
+        [r.tool_choice for r in made],
+    )
 
 
 # -- normalising messages, so that harmless differences do not count ------------
 
 
 def conversation(messages: Any) -> list[dict[str, Any]]:
-    """Messages from the task on, normalised (leading system messages dropped:
-    any system prompt, or none, is fine)."""
-    normalised = [normalise(m) for m in list(messages)]
-    for i, message in enumerate(normalised):
-        if message.get("role") != "system":
-            return normalised[i:]
-    return []
+    """The messages, each normalised."""
+    return [normalise(m) for m in list(messages)]
+
+
+SYSTEM_PROMPT = "…"  # any system prompt with some text in it is as good as the reference's
 
 
 def normalise(message: Any) -> dict[str, Any]:
@@ -207,6 +225,9 @@ def normalise(message: Any) -> dict[str, Any]:
     if not isinstance(message, dict):
         return {"role": None, "value": shown(message)}
     role = message.get("role")
+    if role == "system":
+        content = message.get("content")
+        return {"role": role, "content": SYSTEM_PROMPT if _has_text(content) else content}
     if role == "assistant":
         out: dict[str, Any] = {"role": role, "content": message.get("content") or None}
         calls = [_call(c) for c in message.get("tool_calls") or []]
@@ -250,6 +271,10 @@ def _odd_call(message: dict[str, Any] | None) -> dict[str, Any] | None:
     arguments that are not the JSON text (the scripted model fails on it, HTTP 500)."""
     calls = (message or {}).get("tool_calls") or []
     return next((c for c in calls if "not_a_dict" in c or "arguments_not_str" in c), None)
+
+
+def _has_text(content: Any) -> bool:
+    return isinstance(content, str) and bool(content.strip())
 
 
 def _json_or_text(text: Any) -> Any:
@@ -298,9 +323,13 @@ def compare(
     if got.requests:
         first = got.requests[0]
         task = {"role": "user", "content": scenario.task}
-        if task in first[1:]:  # messages from an earlier run came before this task
-            raise fail("exercise.loop.leftover_history", k=first.index(task, 1))
-        if not first or first[0] != task:
+        if task in first[2:]:  # messages from an earlier run came before this task
+            raise fail("exercise.loop.leftover_history", k=first.index(task, 2) - 1)
+        if not first or first[0].get("role") != "system":
+            raise fail("exercise.loop.no_system", got=describe(first[0] if first else None))
+        if first[0]["content"] != SYSTEM_PROMPT:
+            raise fail("exercise.loop.system_no_text", got=shown(first[0]["content"]))
+        if first[1:2] != [task]:
             raise fail("exercise.loop.no_task")
         if not got.tools_sent[0]:
             raise fail("exercise.loop.no_tools")
@@ -308,6 +337,10 @@ def compare(
         later = next((n for n, sent in enumerate(got.tools_sent, start=1) if not sent), None)
         if later is not None:
             raise fail("exercise.loop.no_tools_later", n=later)
+        # "required" (or a named tool) forces a call every time: no final answer can come
+        for n, choice in enumerate(got.tool_choices, start=1):
+            if choice not in (None, "auto"):
+                raise fail("exercise.loop.tool_choice", n=n, got=shown(choice))
     for n, (mine, theirs) in enumerate(zip(got.requests, ref.requests, strict=False), start=1):
         if mine != theirs:
             key, fields = _history_problem(n, mine, theirs)
@@ -336,6 +369,8 @@ def compare(
         names = tr("list.sep").join(str(c["name"]) for c in assistant.get("tool_calls", []))
         if assistant.get("content"):
             raise fail("exercise.loop.stopped_on_content", k=made, names=names)
+        if scenario.calls_finish == "stop":
+            raise fail("exercise.loop.stopped_on_finish_reason", k=made, names=names)
         if off_by_one:  # the last allowed request never sent
             raise fail("exercise.loop.one_short", k=made, names=names, cap=cap)
         raise fail("exercise.loop.stopped_early", k=made, names=names)

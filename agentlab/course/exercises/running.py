@@ -55,6 +55,7 @@ from .core import (
     ERROR,
     Exercise,
     Judged,
+    OutOfTime,
     Runaway,
     StillStarter,
     Verdict,
@@ -68,15 +69,16 @@ from .texts import tr
 DEFAULT_TIME_LIMIT_S = 5.0
 SLACK_S = 20.0  # beyond the student's time: the check's own work, then the copy is killed
 
-_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+# (the deadline, the limit it was set from, the exercise): what a timeout tells the student
+_DEADLINE: contextvars.ContextVar[tuple[float, float, str] | None] = contextvars.ContextVar(
     "agentlab_exercise_deadline", default=None
 )
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
+def time_limit(seconds: float, exercise_id: str = "") -> Iterator[None]:
     """Every :func:`run_student` inside shares one deadline, ``seconds`` from now."""
-    token = _DEADLINE.set(time.monotonic() + seconds)
+    token = _DEADLINE.set((time.monotonic() + seconds, seconds, exercise_id))
     try:
         yield
     finally:
@@ -84,8 +86,14 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 def time_left() -> float:
-    deadline = _DEADLINE.get()
-    return DEFAULT_TIME_LIMIT_S if deadline is None else max(0.0, deadline - time.monotonic())
+    limit = _DEADLINE.get()
+    return DEFAULT_TIME_LIMIT_S if limit is None else max(0.0, limit[0] - time.monotonic())
+
+
+def timed_out(what: str, seconds: float, exercise_id: str) -> str:
+    """Out of time: an endless loop, or a right answer that is slow (then a longer limit)."""
+    more = max(30, round(seconds * 4))
+    return tr("exercise.timeout", what=what, limit=f"{seconds:g}", id=exercise_id, more=more)
 
 
 def run_student(function: Callable[..., Any], *args: Any, what: str, **kwargs: Any) -> Any:
@@ -107,7 +115,8 @@ def run_student(function: Callable[..., Any], *args: Any, what: str, **kwargs: A
         with _quiet():
             raised, value = run_within(work, time_left(), "exercise")
     except TimedOut:
-        raise Judged(wrong(tr("exercise.timeout", what=what))) from None
+        _, seconds, exercise_id = _DEADLINE.get() or (0.0, DEFAULT_TIME_LIMIT_S, "…")
+        raise OutOfTime(wrong(timed_out(what, seconds, exercise_id))) from None
     if not raised:
         return value
     if isinstance(value, Judged | Runaway | StillStarter | KeyboardInterrupt):
@@ -144,9 +153,15 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
         return _judge(exercise, answer, time_limit_s)
     _prepared(exercise)
     read, write = os.pipe()
-    with warnings.catch_warnings():  # Python 3.12+ warns of forking with threads: see above
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+    # Ctrl-C held back over fork(): raised inside logging's at-fork handlers it would
+    # be printed as "Exception ignored" and lost; after the unblock it is raised here.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        with warnings.catch_warnings():  # Python 3.12+ warns of forking with threads: see above
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     if pid == 0:
         os.close(read)
         _in_the_copy(exercise, answer, time_limit_s, write)
@@ -159,7 +174,7 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
             os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
     if reply is None:
-        return wrong(tr("exercise.timeout", what=exercise.answer_name))
+        return wrong(timed_out(exercise.answer_name, time_limit_s, exercise.id))
     if not reply:  # the copy ended without a verdict: os._exit, a crash
         how = f"exit status {os.waitstatus_to_exitcode(status)}"
         return wrong(tr("exercise.ended", what=exercise.answer_name, how=how))
@@ -205,7 +220,7 @@ def _receive(pipe: int, seconds: float) -> list[str] | None:
 
 def _judge(exercise: Exercise, answer: Any, seconds: float) -> Verdict:
     """The check itself, in this process."""
-    with time_limit(seconds):
+    with time_limit(seconds, exercise.id):
         try:
             return exercise.check(answer)
         except Judged as judged:

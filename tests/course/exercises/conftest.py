@@ -77,8 +77,9 @@ def tool_message(tools: Any, tc: Any) -> dict[str, Any]:
 
 
 def recursive_loop(task, client, tools, max_steps, messages=None):
-    """No system prompt, recursion for the loop, a "name" on each tool message."""
-    messages = messages or [{"role": "user", "content": task}]
+    """Recursion for the loop, a system prompt of its own, a "name" on each tool message."""
+    system = {"role": "system", "content": "You are careful. Use the tools, then answer."}
+    messages = messages or [system, {"role": "user", "content": task}]
     if max_steps == 0:
         return messages
     reply = ask(client, messages, tools)

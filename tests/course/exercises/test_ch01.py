@@ -19,7 +19,7 @@ from .conftest import ask, mistake, recursive_loop, tool_message, verdict
 
 def sdk_message_loop(task, client, tools, max_steps):
     """The SDK's own message object put back into the history, as many tutorials do."""
-    messages = [{"role": "user", "content": task}]
+    messages = [{"role": "system", "content": "助手"}, {"role": "user", "content": task}]
     for _ in range(max_steps):
         reply = ask(client, messages, tools)
         messages.append(reply)

@@ -67,7 +67,7 @@ def _loop_whose_calls_are(convert):
     """Chapter 01's loop, with each tool call of the history written as ``convert(tc)``."""
 
     def my_loop(task, client, tools, max_steps):
-        messages = [{"role": "user", "content": task}]
+        messages = [{"role": "system", "content": "助手"}, {"role": "user", "content": task}]
         for _ in range(max_steps):
             reply = ask(client, messages, tools)
             assistant = {"role": "assistant", "content": reply.content}
