@@ -201,8 +201,7 @@ def style_outcomes(table: pd.DataFrame):
         styled = styled.map(colour, subset=["outcome"]).format(symbol, subset=["outcome"])
     if "answer" in table.columns:
         styled = styled.set_properties(subset=["answer"], **{"text-align": "left"})
-    labels = {c: tr(k) for c, k in COLUMN_KEYS.items() if c in table.columns}
-    return styled.relabel_index([labels.get(c, c) for c in table.columns], axis="columns")
+    return styled.relabel_index(list(readable(table).columns), axis="columns")
 
 
 def plot_steps_by_outcome(
