@@ -11,6 +11,11 @@ The script finds the markdown cell that starts with ``### 练习 <id>`` and rewr
 the two cells after it; outputs are left alone (re-run the notebook with ``make
 notebooks NB=...`` if a starter changed). ``tests/course/exercises/test_units.py``
 checks that every notebook holds exactly these cells.
+
+A prediction ("predict, then run") is answered further down by cells that are not its
+own: the next code cell with outputs that belongs to no exercise runs the scenario for
+real (several predictions may share it), and the markdown cell after it explains what happened.
+:func:`revealing` finds them; the notebook keeps them collapsed until the student acts.
 """
 
 from __future__ import annotations
@@ -34,6 +39,24 @@ def cells(exercise: Any) -> tuple[str, str, str]:
 def lines(text: str) -> list[str]:
     """A cell's source as the notebook format stores it: lines, each but the last with \\n."""
     return text.splitlines(keepends=True)
+
+
+def revealing(found: list[dict], exercise_id: str) -> list[int]:
+    """Indexes of the cells in ``found`` that show the answer to prediction ``exercise_id``:
+    the first code cell with outputs after its check cell that is no exercise's own (the
+    real run), and the markdown cell right after that one (the explanation), if any."""
+    heading = f"### 练习 {exercise_id}\u3000"
+    [at] = [i + 3 for i, c in enumerate(found) if "".join(c["source"]).startswith(heading)]
+    while at < len(found):
+        cell = found[at]
+        if cell["cell_type"] == "markdown" and "".join(cell["source"]).startswith("### 练习 "):
+            at += 3  # another exercise's prompt, starter and check
+        elif cell["cell_type"] == "code" and cell["outputs"]:  # not a cell that only sets up
+            after = found[at + 1 : at + 2]
+            return [at] + ([at + 1] if after and after[0]["cell_type"] == "markdown" else [])
+        else:
+            at += 1
+    return []
 
 
 def main() -> int:

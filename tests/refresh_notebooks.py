@@ -81,6 +81,15 @@ def refresh(path: Path, rules: list[tuple[re.Pattern[str], str]], every: bool = 
     stored = nbformat.read(path, as_version=4)
     fresh = nbformat.read(path, as_version=4)
     NotebookClient(fresh, timeout=600, resources={"metadata": {"path": str(path.parent)}}).execute()
+    changed = keep_changed(stored, fresh, rules, every)
+    if changed:
+        nbformat.write(stored, path)
+    return changed
+
+
+def keep_changed(stored, fresh, rules: list[tuple[re.Pattern[str], str]], every: bool) -> int:
+    """Copy into ``stored`` the outputs of ``fresh`` that changed; the number of cells.
+    Everything else of ``stored`` stays, its cells' metadata too (a folded cell stays folded)."""
     changed = 0
     for old, new in zip(stored.cells, fresh.cells, strict=True):
         if old.cell_type != "code":
@@ -91,8 +100,6 @@ def refresh(path: Path, rules: list[tuple[re.Pattern[str], str]], every: bool = 
             continue
         old.outputs, old.execution_count = new.outputs, new.execution_count
         changed += 1
-    if changed:
-        nbformat.write(stored, path)
     return changed
 
 

@@ -264,6 +264,23 @@ def test_every_code_has_a_meaning_in_the_glossary():
     assert {f"term.{c}" for c in codes} - set(CATALOG.messages("zh")) == set()
 
 
+def test_chapter_01_gives_the_words_before_it_asks_for_predictions_in_them():
+    """Chapter 01 asks for outcomes and stop reasons before chapter 02's generated glossary:
+    its own table, above its first prediction, has a row for every code with the catalog's
+    meaning, so the two never disagree."""
+    notebook = PACKAGE.parent / "notebooks" / "01_agent_loop.ipynb"
+    cells = ["".join(c["source"]) for c in json.loads(notebook.read_text("utf-8"))["cells"]]
+    first = next(i for i, text in enumerate(cells) if re.match(r"### 练习 \S+-predict-", text))
+    rows = [line for text in cells[:first] for line in text.splitlines() if line.startswith("|")]
+    meanings = CATALOG.messages("zh")
+    missing = [
+        code
+        for code in dict.fromkeys((*OUTCOMES, *STOP_REASONS))
+        if not any(f"`{code}`" in row and meanings[f"term.{code}"] in row for row in rows)
+    ]
+    assert missing == [], missing
+
+
 def test_the_catalogs_are_read_on_first_use_not_at_import():
     import subprocess
     import sys

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .refresh_notebooks import coalesced, masked, maskers
+import nbformat
+
+from .refresh_notebooks import coalesced, keep_changed, masked, maskers
 
 
 def stream(text: str) -> dict:
@@ -30,3 +32,17 @@ def test_coalescing_leaves_the_outputs_as_they_were():
     outputs = [stream("a"), stream("b")]
     coalesced(outputs)
     assert outputs == [stream("a"), stream("b")]
+
+
+def test_new_outputs_keep_the_cells_metadata():
+    """A folded cell (a prediction's answer) stays folded when its outputs are refreshed."""
+    folded = {"collapsed": True, "jupyter": {"outputs_hidden": True, "source_hidden": True}}
+    stored = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])
+    stored.cells[0].metadata.update(folded)
+    stored.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="0\n")]
+    fresh = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")])
+    fresh.cells[0].metadata["execution"] = {"iopub.status.idle": "2026-01-01T00:00:00Z"}
+    fresh.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="1\n")]
+    assert keep_changed(stored, fresh, maskers(), every=False) == 1
+    assert stored.cells[0].outputs == fresh.cells[0].outputs
+    assert stored.cells[0].metadata == folded

@@ -17,9 +17,9 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from ..i18n import tr
 from . import quirks
-from .failures import ModelFailure, error_detail
-from .streaming import StreamedReply, read_stream
-from .turn import CallRequest, ModelTurn, error_in_body, make_turn, turn_from_completion
+from .failures import ModelFailure, error_detail, error_in_body
+from .streaming import read_stream
+from .turn import ModelTurn, turn_from_completion
 
 NOT_JSON_SHOWN_CHARS = 200
 """How much of a body that is not JSON its failure message quotes."""
@@ -47,22 +47,7 @@ def streamed_turn(
             on_text(turn.content)
         return turn
     with reply:
-        return _turn_from_stream(read_stream(reply, on_text, on_reasoning))
-
-
-def _turn_from_stream(s: StreamedReply) -> ModelTurn | ModelFailure:
-    if s.content is None and s.reasoning is None and not s.calls and s.finish_reason is None:
-        # nothing arrived: an empty body, only [DONE], or a page that is not SSE at all
-        return ModelFailure("empty_stream", tr("model.empty_stream"))
-    calls = [CallRequest(c.id, c.name, c.arguments) for c in s.calls]
-    turn = make_turn(s.content, calls, s.usage, s.finish_reason, s.fragments, s.reasoning)
-    notes = s.notes
-    if s.finish_reason is None and not calls:  # e.g. the connection closed mid-answer
-        notes += (tr("model.no_finish_reason"),)
-    if s.extra or notes or s.refusal or any(c.extra for c in s.calls):
-        call_fields = tuple(c.extra for c in s.calls)
-        return replace(turn, extra=s.extra, notes=notes, call_fields=call_fields, refusal=s.refusal)
-    return turn
+        return read_stream(reply, on_text, on_reasoning)
 
 
 def turn_from_text(text: str, stream_asked: bool = False) -> ModelTurn | ModelFailure:
@@ -80,7 +65,7 @@ def turn_from_text(text: str, stream_asked: bool = False) -> ModelTurn | ModelFa
     choices = [c for p in payloads for c in p.get("choices") or () if isinstance(c, dict)]
     if any("delta" in c for c in choices):
         chunks = [ChatCompletionChunk.model_construct(**p) for p in payloads]
-        turn = _turn_from_stream(read_stream(chunks, None))
+        turn = read_stream(chunks, None)
     else:
         turn = turn_from_completion(ChatCompletion.model_construct(**payloads[0]))
     if isinstance(turn, ModelFailure):

@@ -4,28 +4,18 @@ The plain shape is ``content`` (a string or null) and ``tool_calls``. Real
 services add to it and bend it (``agentlab/data/providers/`` keeps their
 recorded replies, ``tests/providers/README.md`` the reports behind each rule):
 
-- **reasoning** (a model's thinking) in a field of their own:
-  ``reasoning_content`` (DeepSeek, Qwen, xAI, vLLM), ``reasoning`` (Groq
-  gpt-oss, Ollama, OpenRouter), ``reasoning_details`` (OpenRouter); as typed
-  ``thinking`` parts of a ``content`` list (Mistral Magistral); or inside
-  ``content`` as a ``<think>…</think>`` block (vLLM without a reasoning
-  parser), or with only its closing ``</think>`` (DeepSeek-R1 models whose
-  chat template opens the block in the prompt). Reasoning is never the answer.
-- **fields that go back** on the next request, and only those
-  (:data:`SENT_BACK`): DeepSeek's thinking mode refuses a tool turn without
-  its ``reasoning_content``, Gemini 3 one without the call's
-  ``extra_content``; Groq refuses an assistant message that carries
-  ``reasoning``, so that one stays here (its text is still the turn's
-  reasoning).
+- **reasoning** (a model's thinking) in a field of its own
+  (:data:`REASONING_FIELDS`, OpenRouter's ``reasoning_details``), as typed
+  ``thinking`` parts, or inside ``content`` as a ``<think>…</think>`` block
+  (:func:`split_content`). Reasoning is never the answer.
+- **fields that go back** on the next request, and only those (:data:`SENT_BACK`).
 - **tool calls written as text** by a server that does not turn them into
-  ``tool_calls`` (:func:`calls_in_text`): read as calls when their format
-  says so, with a warning that the server's tool parser is off.
+  ``tool_calls`` (:func:`calls_in_text`), read as calls with a warning.
 - the deprecated ``function_call``; ``arguments: "null"`` for a tool without
   parameters (Groq); one reply split over several ``choices``; a lone UTF-16
   surrogate, which no request can carry (:func:`without_lone_surrogates`).
-- endings that are no answer: a refusal, ``finish_reason: "tool_calls"``
-  with no call, Gemini's ``MALFORMED_FUNCTION_CALL``, moderation
-  (:func:`second_look` names them).
+- endings that are no answer: a refusal, moderation, a call announced but
+  missing (:func:`second_look` names them).
 - a reply in the **other framing** than the one asked for (JSON for a
   stream, SSE for a plain request): :func:`json_payloads` finds the JSON.
 
@@ -44,9 +34,11 @@ from typing import Any
 
 from ..i18n import tr
 from .failures import FINISH_FAILURES, KNOWN_FINISH_REASONS, ModelFailure
+from .secrets import strings_changed
 
 REASONING_FIELDS = ("reasoning_content", "reasoning")
-"""Fields that hold reasoning text, in the order they are looked at."""
+"""Fields that hold reasoning text, in the order they are looked at: ``reasoning_content``
+(DeepSeek, Qwen, xAI, vLLM), ``reasoning`` (Groq gpt-oss, Ollama, OpenRouter)."""
 SENT_BACK = frozenset({"reasoning_content", "reasoning_details", "extra_content"})
 """A provider's own fields that go back with the assistant message or its calls:
 DeepSeek's ``reasoning_content`` (its thinking-mode docs), OpenRouter's
@@ -111,8 +103,10 @@ def split_content(content: Any) -> tuple[str | None, str | None]:
     - a list of typed parts: ``text`` parts are the answer, ``thinking``
       parts the reasoning (Magistral: ``{"type": "thinking", "thinking":
       [{"type": "text", "text": ...}]}``); other parts are ignored;
-    - a string opening with ``<think>…</think>``: the block is the reasoning;
-    - a string with a ``</think>`` but no opening tag: what comes before it;
+    - a string opening with ``<think>…</think>`` (vLLM without a reasoning
+      parser): the block is the reasoning;
+    - a string with a ``</think>`` but no opening tag (DeepSeek-R1 models whose
+      chat template opens the block in the prompt): what comes before it;
     - anything else that is not a string is shown as JSON text.
     """
     if isinstance(content, list):
@@ -346,7 +340,7 @@ def _arguments_fixed(turn: Any) -> dict[str, Any]:
     ``ModelTurn.as_message`` lays over the call)."""
     calls, fields = [], list(turn.call_fields or ({} for _ in turn.calls))
     for position, call in enumerate(turn.calls):
-        parsed = _parsed(call.arguments)
+        parsed = json_or_none(call.arguments)
         if call.arguments.strip() in ("null", ""):  # Groq, for a tool without parameters
             call = replace(call, arguments="{}")
         elif not isinstance(parsed, dict):
@@ -358,7 +352,8 @@ def _arguments_fixed(turn: Any) -> dict[str, Any]:
     return {"calls": calls, "call_fields": tuple(fields)}
 
 
-def _parsed(text: str) -> Any:
+def json_or_none(text: str) -> Any:
+    """``text`` read as JSON, or ``None`` when it is not (or is nested too deep)."""
     try:
         return json.loads(text)
     except (ValueError, RecursionError):
@@ -370,23 +365,13 @@ def without_lone_surrogates(value: Any) -> Any:
     ``"\\ud83d"``) replaced by U+FFFD: UTF-8 has no form for it, so a request that
     carries it back cannot be sent. A pair that belongs together is joined into
     its character. Walks strings, lists, tuples, dicts and dataclasses."""
-    if isinstance(value, str):
-        if not LONE_SURROGATE.search(value):
-            return value
-        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    if isinstance(value, list | tuple):
-        items = [without_lone_surrogates(v) for v in value]
-        return value._make(items) if hasattr(value, "_make") else type(value)(items)
-    if isinstance(value, dict):
-        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in value.items()}
-    if hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        changes = {
-            name: without_lone_surrogates(getattr(value, name))
-            for name, f in value.__dataclass_fields__.items()
-            if f.init
-        }
-        return replace(value, **changes)
-    return value
+    return strings_changed(value, _surrogates_replaced)
+
+
+def _surrogates_replaced(text: str) -> str:
+    if not LONE_SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 # -- replies in the other framing ---------------------------------------------------------
@@ -395,10 +380,7 @@ def without_lone_surrogates(value: Any) -> Any:
 def json_document(text: str) -> Any:
     """The body read as one JSON document (a stray ``data: [DONE]`` after it
     dropped); ``None`` when it is not one (SSE ``data:`` lines, a web page)."""
-    try:
-        return json.loads(STRAY_DONE.sub("", text))
-    except (ValueError, RecursionError):  # RecursionError: nested too deep to read
-        return None
+    return json_or_none(STRAY_DONE.sub("", text))
 
 
 def json_payloads(text: str) -> list[dict[str, Any]]:
@@ -409,14 +391,6 @@ def json_payloads(text: str) -> list[dict[str, Any]]:
     whole = json_document(text)
     if whole is not None:
         return [whole] if isinstance(whole, dict) else []
-    found = []
-    for line in text.splitlines():
-        if not line.startswith("data:"):
-            continue
-        try:
-            value = json.loads(line[len("data:") :])
-        except (ValueError, RecursionError):  # [DONE], a line cut short, or nested too deep
-            continue
-        if isinstance(value, dict):
-            found.append(value)
-    return found
+    data = [line[len("data:") :] for line in text.splitlines() if line.startswith("data:")]
+    found = [json_or_none(line) for line in data]  # None: [DONE], a line cut short
+    return [value for value in found if isinstance(value, dict)]

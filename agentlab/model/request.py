@@ -1,34 +1,25 @@
 """One model request, streamed or not, read into a turn or a named failure.
 
 :func:`request_turn` sends the history and reads back text, tool calls and
-usage. It relies only on what any OpenAI-compatible chat-completions service
-returns, so ``run_agent`` works with any ``openai.OpenAI`` client, scripted
-or real. A failing request never raises out of it: SDK errors (HTTP status,
-connection, timeout) and replies we cannot use come back as
-:class:`ModelFailure`, so the run can end with ``model_error`` and keep its
-history.
+usage, relying only on what any OpenAI-compatible chat-completions service
+returns. It never raises: SDK errors (HTTP status, connection, timeout) and
+replies we cannot use come back as :class:`ModelFailure`, so the run can end
+with ``model_error`` and keep its history. The loop's decide phase
+(``agentlab/loop/decide.py``) gives it the run's time left, and retries it.
 
-The loop's decide phase (``agentlab/loop/decide.py``) makes this request
-within the time left of the run's one deadline, and retries it.
-
-Requests go through the SDK's ``client.post("/chat/completions", ...)``
-rather than ``client.chat.completions.create``: the same bytes on the wire
+Requests go through ``client.post("/chat/completions", ...)`` rather than
+``client.chat.completions.create``: the same bytes on the wire
 (``tests/test_request.py`` checks), without ``create``'s walk over the whole
 history on every call, which made a 200-step run ~20x slower
-(``benchmarks/README.md`` tells the story, with figures).
+(``benchmarks/README.md``).
 
-A reply that arrives can still be a failure: a stream with nothing in it, a
-body with only an ``error``, or a body that is not JSON at all. A reply in the
-other framing than asked for (JSON for a stream, SSE for a plain request) is
-read as what it is, with a warning. Every reply that arrives gets a cheap look
-for the shapes a plain reply never has (:func:`_odd`); only those go on to
-``quirks.second_look``, which reads them (calls written as text, reasoning in
-the text, ``"null"`` arguments …) or names what they are (a refusal, a
-moderated ending, a call announced but missing).
-
-What a turn is and how a plain reply is read: ``turn.py``; replies in the other
-framing: ``framing.py``. It knows nothing of runs: it does not execute tools, enforce a budget or
-decide to stop.
+Every reply that arrives gets a cheap look for the shapes a plain reply never
+has (:func:`_odd`); only those go on to ``quirks.second_look``, which reads
+them (calls written as text, reasoning in the text, ``"null"`` arguments …) or
+names what they are (a refusal, a moderated ending, a call announced but
+missing). How a plain reply is read: ``turn.py``; a reply in the other framing
+than asked for, or a body that is no reply: ``framing.py``. Nothing here
+executes tools, enforces a budget or decides to stop.
 """
 
 from __future__ import annotations

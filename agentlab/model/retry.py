@@ -1,14 +1,9 @@
 """Retrying a failed model request: whether it is worth it, and how long to wait.
 
-Only transient failures (timeouts, connection errors, HTTP 408/409/429/5xx,
-a service failing mid-reply) are worth another attempt, and only
-``max_retries`` times. The wait is ``backoff_s`` doubled on every attempt
-(0.2 s, 0.4 s, 0.8 s, ...), or what the service asked for with
-``Retry-After`` / ``retry-after-ms`` if that is longer.
-
-This module only answers; the loop's decide phase (``agentlab/loop/decide.py``)
-counts the attempts, weighs the wait against the run's one deadline, sleeps
-and asks again.
+Only transient failures (``failures.model_failure_class``) get another attempt,
+``max_retries`` at most. This module only answers; the loop's decide phase
+(``agentlab/loop/decide.py``) counts the attempts, weighs the wait against the
+run's one deadline, sleeps and asks again.
 """
 
 from __future__ import annotations
@@ -23,7 +18,9 @@ def retry_wait(
     attempt: int, failure: ModelFailure, max_retries: int, backoff_s: float
 ) -> float | None:
     """Seconds to wait before asking again after attempt ``attempt`` (0 = the
-    first) failed, or ``None``: it is not worth another attempt.
+    first) failed, or ``None``: it is not worth another attempt. The wait is
+    ``backoff_s`` doubled on every attempt, or what the service asked for
+    (``Retry-After`` / ``retry-after-ms``) if that is longer.
 
     Example: with ``max_retries=2`` and ``backoff_s=0.2``, a 429 without
     ``Retry-After`` gives 0.2 after attempt 0, 0.4 after attempt 1, and

@@ -88,34 +88,36 @@ def without_secret(text: str, secret: str | None, mask: str = MASK) -> str:
 
 
 def without_secret_in(value: Any, secret: str | None, mask: str = MASK) -> Any:
-    """``value`` with ``secret`` blanked out of every string in it: walks dicts
-    (their keys too), lists, tuples and dataclasses. What holds no piece of the
-    key comes back as the very same object (so the caller can tell)."""
+    """``value`` with ``secret`` blanked out of every string in it (:func:`strings_changed`)."""
+    return strings_changed(value, lambda text: without_secret(text, secret, mask))
+
+
+def strings_changed(value: Any, change: Callable[[str], str]) -> Any:
+    """``value`` with ``change`` applied to every string in it: walks dicts (their
+    keys too), lists, tuples and dataclasses. What ``change`` leaves alone comes
+    back as the very same object (so the caller can tell)."""
     if isinstance(value, str):
-        return without_secret(value, secret, mask)
+        return change(value)
     if isinstance(value, list | tuple):
-        items = [without_secret_in(v, secret, mask) for v in value]
+        items = [strings_changed(v, change) for v in value]
         if all(new is old for new, old in zip(items, value, strict=True)):
             return value
         return value._make(items) if hasattr(value, "_make") else type(value)(items)
     if isinstance(value, dict):
-        pairs = [
-            (without_secret_in(k, secret, mask), without_secret_in(v, secret, mask))
-            for k, v in value.items()
-        ]
+        pairs = [(strings_changed(k, change), strings_changed(v, change)) for k, v in value.items()]
         kept = zip(pairs, value.items(), strict=True)
         if all(k is old_k and v is old_v for (k, v), (old_k, old_v) in kept):
             return value
         return dict(pairs)
     if is_dataclass(value) and not isinstance(value, type):
         changes = {f.name: getattr(value, f.name) for f in fields(value) if f.init}
-        cleaned = without_secret_in(changes, secret, mask)
-        return value if cleaned is changes else replace(value, **cleaned)
+        changed = strings_changed(changes, change)
+        return value if changed is changes else replace(value, **changed)
     return value
 
 
 def _strings(value: Any) -> list[str]:
-    """Every string in ``value``, walked as :func:`without_secret_in` walks it."""
+    """Every string in ``value``, walked as :func:`strings_changed` walks it."""
     found, todo = [], [value]
     while todo:
         item = todo.pop()

@@ -1,51 +1,28 @@
 """Streamed replies: text as it arrives, tool calls put back together.
 
-With ``stream=True`` a chat-completions reply arrives as many chunks. Text
-comes as small deltas we can show at once; reasoning (a thinking model's
-``reasoning_content`` and the like, see ``quirks.py``) likewise, to its own
-callback. Tool calls come as *fragments*: the first fragment of a call
-usually carries its ``index``, ``id`` and name, later ones carry pieces of
-the JSON arguments, cut anywhere (even mid-string).
-
-:class:`ToolCallAssembler` joins them with one rule that covers what real
-providers do (``agentlab/data/providers/`` has their recordings, replayed
-by ``tests/providers/``):
+With ``stream=True`` a reply arrives as many chunks: text and reasoning as
+small deltas we show at once, tool calls as *fragments* (the first usually
+carries the call's ``index``, ``id`` and name, later ones pieces of the JSON
+arguments, cut anywhere). :class:`ToolCallAssembler` joins them with one rule
+that covers what real providers do (``tests/providers/`` replays them):
 
 1. *Which call does a fragment continue?* The one with the same ``index``;
-   without an index, the one with the same ``id``; without either, the call
-   being filled: the first whose arguments are not yet whole JSON (or the
-   last call, when all are whole).
-2. *Does it start a new call instead?* Only when it names a function and
-   that call already has a name: a different name is a new call; the same
-   name again is a new call unless it comes with the same id or the call's
-   arguments are still unfinished JSON (some services repeat the name on
-   every fragment).
+   without an index, the one with the same ``id``; without either, the first
+   call whose arguments are not yet whole JSON (or the last call).
+2. *Does it start a new call instead?* Only when it names a function and that
+   call already has a name: a different name is a new call; the same name
+   again is one unless it comes with the same id or the call's arguments are
+   still unfinished (some services repeat the name on every fragment).
 
-So ids never split a call (Kimi and LM Studio send a fresh id on every
-fragment, another server two ids for one call); parallel calls that all say
-``index: 0`` or carry neither index nor id (Gemini) are still told apart by
-their names; and a fragment with no index fills the call that is waiting for
-its arguments. The first non-empty id and name of a call win. A piece that
+So ids never split a call (Kimi and LM Studio send a fresh id on every fragment), and
+parallel calls that all say ``index: 0`` or carry neither (Gemini) are told
+apart by their names. The first id and name of a call win. A piece that
 repeats all the arguments so far replaces them, and a closing chunk that
-resends the whole call adds nothing (streams that repeat instead of append).
+resends the whole call adds nothing.
 
-:class:`ChunkStream` is the SDK's stream with three repairs at the wire: an
-event without data does not end it, and a reply is complete once
-``finish_reason`` and usage have arrived (or a short grace after
-``finish_reason`` has passed), whether or not ``[DONE]`` follows.
-
-Two more things arrive in streamed ``content`` and are sorted out here:
-a ``<think>…</think>`` block opening the text (:class:`ThinkTags` sends it
-to the reasoning callback, even when its tags are cut across deltas; a
-whole reply's block is split in ``quirks.py``), and the deprecated
-``function_call`` delta, read as the fragments of one call.
-
-The arguments are not parsed here: a string that is not valid JSON after
-assembly goes to the tool registry, which answers ``INVALID_ARGUMENTS`` and
-the model gets to try again. With a real API key, :class:`ShownWithoutKey`
-shows text cleaned of the key, a few characters behind the stream (a model
-may echo it in pieces). Sending the request is ``request.py``'s job;
-nothing here executes tools or decides to stop.
+Also here: :class:`ThinkTags` (a ``<think>`` block opening the text) and
+:class:`ChunkStream` (the SDK's stream, repaired). Arguments are not parsed
+here: the registry answers ``INVALID_ARGUMENTS`` to a string that is not JSON.
 """
 
 from __future__ import annotations
@@ -53,8 +30,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field, replace
+from types import SimpleNamespace
+from typing import Any
 
 import openai
 from openai import Stream
@@ -63,22 +41,24 @@ from openai.types.chat import ChatCompletionChunk
 
 from ..i18n import tr
 from . import quirks
-from .turn import Fragment, as_text
-
-
-class AssembledCall(NamedTuple):
-    """A complete tool call, put together from its fragments."""
-
-    id: str
-    name: str
-    arguments: str
-    extra: dict[str, Any]
-    """Fields the provider added to the call (Gemini 3: ``extra_content``)."""
+from .failures import ModelFailure
+from .turn import CallRequest, ModelTurn, as_text, make_turn
 
 
 @dataclass
-class _Call:
-    """A call being assembled."""
+class Fragment:
+    """What one ``delta.tool_calls`` entry carried (``None``: field absent)."""
+
+    chunk: int
+    index: int | None
+    id: str | None
+    name: str | None
+    arguments: str | None
+
+
+@dataclass
+class AssembledCall:
+    """A call put together from its fragments (``extra``: fields the provider added)."""
 
     index: int
     arrival: int  # calls with the same index keep the order they came in
@@ -115,9 +95,9 @@ class ToolCallAssembler:
     """Collects tool-call fragments and returns complete calls."""
 
     fragments: list[Fragment] = field(default_factory=list)
-    _calls: list[_Call] = field(default_factory=list)
-    _by_index: dict[int, _Call] = field(default_factory=dict)
-    _by_id: dict[str, _Call] = field(default_factory=dict)
+    _calls: list[AssembledCall] = field(default_factory=list)
+    _by_index: dict[int, AssembledCall] = field(default_factory=dict)
+    _by_id: dict[str, AssembledCall] = field(default_factory=dict)
 
     def add(self, piece: Any, chunk: int = 0) -> None:
         """Add one fragment (an SDK ``ChoiceDeltaToolCall`` or anything alike)."""
@@ -143,7 +123,7 @@ class ToolCallAssembler:
         if getattr(piece, "model_extra", None):
             quirks.merge_fields(call.extra, quirks.kept_fields(piece))
 
-    def _call_for(self, fragment: Fragment) -> _Call:
+    def _call_for(self, fragment: Fragment) -> AssembledCall:
         """The call this fragment continues, or a new one (rule: module docstring)."""
         if fragment.index is not None:
             call = self._by_index.get(fragment.index)
@@ -157,7 +137,7 @@ class ToolCallAssembler:
         index = fragment.index
         if index is None:
             index = max((c.index for c in self._calls), default=-1) + 1
-        call = _Call(index=index, arrival=len(self._calls))
+        call = AssembledCall(index=index, arrival=len(self._calls))
         self._calls.append(call)
         self._by_index[index] = call
         return call
@@ -165,14 +145,10 @@ class ToolCallAssembler:
     def calls(self) -> list[AssembledCall]:
         """The assembled calls, ordered by index, then by arrival."""
         ordered = sorted(self._calls, key=lambda c: (c.index, c.arrival))
-        return [
-            AssembledCall(c.id, c.name, c.arguments, quirks.sent_back(c.extra) if c.extra else {})
-            for c in ordered
-            if c.id or c.name or c.arguments  # an empty trailing fragment is no call
-        ]
+        return [c for c in ordered if c.id or c.name or c.arguments]  # not an empty fragment
 
 
-def _starts_new_call(fragment: Fragment, call: _Call) -> bool:
+def _starts_new_call(fragment: Fragment, call: AssembledCall) -> bool:
     if not (fragment.name and call.name):
         return False  # continuations carry no name
     if fragment.id and fragment.id == call.id:
@@ -183,11 +159,10 @@ def _starts_new_call(fragment: Fragment, call: _Call) -> bool:
 
 
 def _joined(arguments: str, piece: str) -> str:
-    """The arguments so far with one more piece. A piece that starts with all of
-    them resends them rather than adding to them (DeepSeek and Baidu Qianfan
-    through some gateways, hermes-agent PR 35718): it replaces them. A real next
-    piece would have to repeat everything so far, its opening ``{"`` included, at
-    a place where that still makes JSON; tokenizers emit a few characters at a time."""
+    """The arguments so far with one more piece. A piece that starts with all of them
+    resends them (DeepSeek and Baidu Qianfan through some gateways, hermes-agent PR
+    35718): it replaces them.
+    (A real next piece would have to repeat everything so far, its ``{"`` included.)"""
     if arguments and piece.startswith(arguments):
         return piece
     return arguments + piece
@@ -207,8 +182,7 @@ class ThinkTags:
 
     state: str = "start"  # start -> think -> after -> text, or start -> text
     held: str = ""
-    found: bool = False
-    """The text did open with a ``<think>`` block."""
+    found: bool = False  # the text did open with a <think> block
 
     def feed(self, piece: str) -> tuple[str, str]:
         """``(answer text, reasoning)`` that can be shown now."""
@@ -222,6 +196,7 @@ class ThinkTags:
                 self.state = "text"
                 return text, ""
             self.state, self.found, text = "think", True, head[len(OPEN) :]
+        reasoning = ""
         if self.state == "think":
             end = text.find(CLOSE)
             if end < 0:
@@ -230,19 +205,11 @@ class ThinkTags:
                 )
                 self.held = text[len(text) - keep :]
                 return "", text[: len(text) - keep]
-            self.state = "after"
-            answer, _ = self.feed_after(text[end + len(CLOSE) :])
-            return answer, text[:end]
-        if self.state == "after":
-            return self.feed_after(text)
-        return text, ""
-
-    def feed_after(self, text: str) -> tuple[str, str]:
-        """After the block: blank lines before the answer are dropped."""
-        text = text.lstrip()
-        if text:
-            self.state = "text"
-        return text, ""
+            self.state, reasoning, text = "after", text[:end], text[end + len(CLOSE) :]
+        if self.state == "after":  # blank lines before the answer are dropped
+            text = text.lstrip()
+            self.state = "text" if text else "after"
+        return text, reasoning
 
     def flush(self) -> tuple[str, str]:
         """What is still held when the stream ends."""
@@ -282,34 +249,8 @@ class _Display:
             self.on_text("\n")
 
 
-class _LegacyPiece(NamedTuple):
-    """A deprecated ``function_call`` delta, read as a fragment of one call."""
-
-    function: Any
-    index: None = None
-    id: None = None
-
-
-@dataclass
-class StreamedReply:
-    """Everything a streamed reply said, put back together."""
-
-    content: str | None
-    calls: list[AssembledCall]
-    usage: Any
-    finish_reason: str | None
-    fragments: tuple[Fragment, ...]
-    reasoning: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Fields the provider added to its message that go back, joined across deltas."""
-    notes: tuple[str, ...] = ()
-    refusal: str | None = None
-    """What the model said when it declined (``delta.refusal``)."""
-
-
 def _usage_in(choice: Any) -> CompletionUsage | None:
-    """Moonshot (Kimi) puts a stream's usage inside the finishing choice,
-    ``choices[0].usage``, instead of beside the choices."""
+    """Moonshot (Kimi) puts a stream's usage inside the finishing choice."""
     found = (getattr(choice, "model_extra", None) or {}).get("usage")
     if not isinstance(found, dict):
         return None
@@ -321,8 +262,8 @@ def read_stream(
     chunks: Iterable[Any],
     on_text: Callable[[str], None] | None,
     on_reasoning: Callable[[str], None] | None = None,
-) -> StreamedReply:
-    """Read SDK ``ChatCompletionChunk`` objects to the end; text goes to
+) -> ModelTurn | ModelFailure:
+    """Read SDK ``ChatCompletionChunk`` objects to the end into a turn; text goes to
     ``on_text`` and reasoning to ``on_reasoning`` as they come."""
     text: list[str] = []
     thinking: list[str] = []
@@ -346,7 +287,7 @@ def read_stream(
         choices = getattr(chunk, "choices", None)
         if getattr(chunk, "usage", None):
             usage = chunk.usage  # the last chunk carries it, when asked for
-        elif choices and (inside := _usage_in(choices[0])):  # Kimi: inside the choice
+        elif choices and (inside := _usage_in(choices[0])):
             usage = inside
         if not choices:
             continue
@@ -368,51 +309,51 @@ def read_stream(
         for fragment in delta.tool_calls or []:
             show.end_reasoning()
             assembler.add(fragment, number)
-        if getattr(delta, "function_call", None):  # the deprecated functions API
-            assembler.add(_LegacyPiece(delta.function_call), number)
+        if getattr(delta, "function_call", None):  # the deprecated functions API:
+            # a fragment of one call, with neither index nor id
+            assembler.add(SimpleNamespace(function=delta.function_call), number)
             notes.append(tr("provider.legacy_function_call"))
     say(*think.flush())
     show.end()
     reasoning = "".join(thinking)
-    if think.found:
-        reasoning = reasoning.strip()  # the blank lines just inside the tags
-    return StreamedReply(
-        content="".join(text) or None,
-        calls=assembler.calls(),
-        usage=usage,
-        finish_reason=finish_reason if isinstance(finish_reason, str) else None,
-        fragments=tuple(assembler.fragments),
-        reasoning=reasoning or None,
-        extra=quirks.sent_back(extra) if extra else extra,
-        notes=tuple(dict.fromkeys(notes)),
-        refusal="".join(refusal) or None,
-    )
+    reasoning = reasoning.strip() if think.found else reasoning  # blank lines inside the tags
+    assembled = assembler.calls()
+    finish_reason = finish_reason if isinstance(finish_reason, str) else None
+    if not (text or reasoning or assembled or finish_reason):
+        # nothing arrived: an empty body, only [DONE], or a page that is not SSE at all
+        return ModelFailure("empty_stream", tr("model.empty_stream"))
+    if finish_reason is None and not assembled:  # e.g. the connection closed mid-answer
+        notes.append(tr("model.no_finish_reason"))
+    calls = [CallRequest(c.id, c.name, c.arguments) for c in assembled]
+    fragments = tuple(assembler.fragments)
+    turn = make_turn("".join(text), calls, usage, finish_reason, fragments, reasoning)
+    extra, refused = quirks.sent_back(extra), "".join(refusal) or None
+    call_fields = tuple(quirks.sent_back(c.extra) for c in assembled)
+    if extra or notes or refused or any(call_fields):
+        fields = {"extra": extra, "call_fields": call_fields, "refusal": refused}
+        turn = replace(turn, notes=tuple(dict.fromkeys(notes)), **fields)
+    return turn
 
 
 FINISH_GRACE_S = 2.0
 """How long a stream may go on after its ``finish_reason`` without sending usage or
-closing. Servers send the usage chunk right behind the finishing one (both are known
-when generation stops; ``stream_options.include_usage`` asks for it "before the
-data: [DONE] message"), so only a proxy's flush separates them: well under a second.
-Two seconds covers a slow proxy and costs little next to a model request; keep-alive
-comments, the only thing a stream that never closes still sends, come every 10 to
-15 s (llmgateway PR 2334: every 15 s), so the wait ends at the first of them after
-the grace."""
+closing. Servers send usage right behind the finishing chunk, so only a proxy's flush
+separates them: two seconds cover a slow proxy. Keep-alives, all that a stream that
+never closes still sends, come every 10 to 15 s (llmgateway PR 2334: 15 s): the wait
+ends at the first of them."""
 
 
 class ChunkStream(Stream[ChatCompletionChunk]):
     """The SDK's stream of chunks, ending where a complete reply ends.
 
-    - An event without data (a keep-alive after an ``id:`` or ``retry:`` line, an
-      empty ``data:``) is skipped. The SSE spec dispatches no such event; the SDK's
-      decoder does, then fails to parse it and loses the whole stream
+    - An event without data (a keep-alive after an ``id:`` or ``retry:`` line) is
+      skipped: the SDK's decoder would fail to parse it and lose the whole stream
       (openai-python issues 2722 and 3833).
-    - A reply is complete once ``finish_reason`` and then usage have arrived: the
-      stream ends there, ``[DONE]`` or not.
-    - After ``finish_reason`` it waits at most :data:`FINISH_GRACE_S` for usage,
-      ``[DONE]`` or the end of the body; a connection that breaks or times out by
-      then ends the reply instead of failing it. Some servers send neither
-      ``[DONE]`` nor a close, only keep-alives (bifrost issue 6784).
+    - A reply is complete once ``finish_reason`` and then usage have arrived,
+      ``[DONE]`` or not; after ``finish_reason`` it waits at most
+      :data:`FINISH_GRACE_S`, and a connection that breaks by then ends the reply
+      instead of failing it (some servers never send ``[DONE]`` nor close: bifrost
+      issue 6784).
     """
 
     def __init__(self, **options: Any) -> None:

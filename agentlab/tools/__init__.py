@@ -1,15 +1,10 @@
 """Tools the agent may call, and the registry that dispatches them.
 
-- :mod:`agentlab.tools.registry`: ``Tool``, ``ToolRegistry``: whitelist dispatch.
-- :mod:`agentlab.tools.result`: the tool result, ``ok``/``error``, error classes.
-- :mod:`agentlab.tools.arguments`: arguments parsed and checked against the schema.
-- :mod:`agentlab.tools.canonical`: one spelling per call (``call_key``).
-- :mod:`agentlab.tools.sandbox`: keeping file paths inside their folder.
-- :mod:`agentlab.tools.sales`: ``analyze_csv`` and ``sales_tools()`` (chapter 02).
-- :mod:`agentlab.tools.files`: ``list_dir``/``read_text``/``write_text``/
-  ``append_text``, ``file_tools()`` and ``sandbox_copy()`` (chapter 01).
-- :mod:`agentlab.tools.isolation`: isolated tools, run in a child process.
-
+``registry.py`` holds tools by name and runs a call (``Tool``, ``ToolRegistry``);
+``result.py`` is what every call gives back (``ok``, ``error``); ``arguments.py``
+and ``canonical.py`` read a call's arguments; ``sandbox.py`` keeps file paths
+inside their folder; ``files.py`` (chapter 01) and ``sales.py`` (chapter 02)
+are the course's tools; ``isolation.py`` runs a tool in a child process.
 Modules starting with ``_`` are plumbing: skip them on a first reading.
 """
 

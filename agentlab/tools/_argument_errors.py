@@ -5,7 +5,7 @@
 ``minimum``, ``additionalProperties``, ``anyOf`` ...), where (``path``) and
 what it saw (``value``): :func:`refused` says it with the catalog's words,
 e.g. ``times：应为 integer，实际是 string``. Also here: arguments that are not
-a JSON object at all.
+JSON at all (:func:`not_json`).
 """
 
 from __future__ import annotations
@@ -19,10 +19,6 @@ from ..i18n import json_reason, tr
 from .result import MAX_NESTING
 
 
-def not_text(arguments: object) -> str:
-    return tr("registry.arguments_not_text", type=type(arguments).__name__)
-
-
 def not_json(text: str, exc: ValueError | RecursionError) -> str:
     if isinstance(exc, RecursionError):  # "[[[[…" nested deeper than Python can follow
         return too_deep()
@@ -30,10 +26,6 @@ def not_json(text: str, exc: ValueError | RecursionError) -> str:
         return tr("registry.bad_number", error=exc)
     shown = text if len(text) <= 200 else text[:200] + "..."
     return tr("registry.bad_json", reason=json_reason(exc), position=exc.pos, shown=shown)
-
-
-def not_an_object(value: Any) -> str:
-    return tr("registry.not_an_object", type=json_type(value))
 
 
 def too_deep() -> str:

@@ -1,4 +1,4 @@
-"""A job for a child process: how it is packed, run inside the child, and read back.
+"""A job for a child process: packed, run inside the child, read back; and starting one.
 
 Both ways of starting a child (``isolation.py``'s spawn, ``_fork_server.py``'s
 fork) send the same pickled job and get back the same pickled reply.
@@ -33,30 +33,26 @@ class ChildOutcome:
 
 
 def pack(function: Callable[..., Any], kwargs: dict[str, Any]) -> bytes:
-    """The job as bytes; raises if ``function`` cannot travel (a lambda, a local function)."""
-    return pickle.dumps((function, kwargs, _surroundings()))
+    """The job as bytes; raises if ``function`` cannot travel (a lambda, a local function).
 
-
-def _surroundings() -> dict[str, Any]:
-    """What a spawned child gets from its parent at start, sent with every call:
-    a server started earlier would otherwise have the old environment (and
-    with it the old AGENTLAB_LANG), folder and import path."""
+    The environment (``AGENTLAB_LANG`` with it), folder and import path go along:
+    a server started earlier would otherwise have the old ones."""
     try:
         folder: str | None = os.getcwd()
     except OSError:  # the folder was removed under us: stay where the server is
         folder = None
-    return {"env": dict(os.environ), "cwd": folder, "path": list(sys.path)}
+    return pickle.dumps((function, kwargs, dict(os.environ), folder, list(sys.path)))
 
 
 def reply(job: bytes) -> bytes:
     """In the child: run the job; ``(status, value)`` pickled."""
     try:
-        function, kwargs, surroundings = pickle.loads(job)
+        function, kwargs, environ, folder, path = pickle.loads(job)
         os.environ.clear()
-        os.environ.update(surroundings["env"])
-        if surroundings["cwd"] is not None:
-            os.chdir(surroundings["cwd"])
-        sys.path[:] = surroundings["path"]
+        os.environ.update(environ)
+        if folder is not None:
+            os.chdir(folder)
+        sys.path[:] = path
         answer = ("ok", function(**kwargs))
     except BaseException as exc:  # whatever it raises goes back as a message
         answer = ("error", described(exc))
@@ -79,6 +75,35 @@ def outcome(payload: bytes, exitcode: int | None, pid: int | None) -> ChildOutco
     if status == "ok":
         return ChildOutcome(value=value, exitcode=exitcode, pid=pid)
     return ChildOutcome(error=value, exitcode=exitcode, pid=pid)
+
+
+def spawn(target: Callable[..., None], *args: Any) -> tuple[Any, Any] | ChildOutcome:
+    """A fresh Python running ``target(*args, connection)``: the process and our end of
+    the pipe to it; or, where no process can start (Pyodide), why not."""
+    try:  # imported here: Pyodide has no _multiprocessing, and most runs never need it
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+    except (ImportError, OSError) as exc:
+        return ChildOutcome(unavailable=f"{type(exc).__name__}: {exc}")
+    process = context.Process(target=target, args=(*args, theirs), daemon=True)
+    try:
+        process.start()
+    except (OSError, RuntimeError, ValueError) as exc:
+        ours.close()
+        return ChildOutcome(unavailable=f"{type(exc).__name__}: {exc}")
+    finally:
+        theirs.close()  # the child has its own copy (or there is no child)
+    return process, ours
+
+
+def kill(process: Any) -> ChildOutcome:
+    """Kill a ``multiprocessing`` process (SIGKILL; TerminateProcess on Windows): it
+    gets no say. ``join`` reaps it, so no zombie is left."""
+    process.kill()
+    process.join()
+    return ChildOutcome(killed=True, exitcode=process.exitcode, pid=process.pid)
 
 
 def left(end: float | None) -> float | None:

@@ -1,8 +1,5 @@
-"""Listing a folder inside the sandbox without following links into folders.
-
-``list_dir``'s walk: folders are opened one at a time relative to the one
-before, as ``sandbox.open_inside`` opens a path (``_platforms.py`` says why);
-where there is no ``dir_fd`` (Windows) the listing is by path.
+"""``list_dir``'s walk: folders opened one at a time relative to the one before, as
+``sandbox.open_inside`` opens a path, following no link into a folder (by path on Windows).
 """
 
 from __future__ import annotations

@@ -1,20 +1,12 @@
 """What the sandbox does differently by platform, and why the open goes one folder at a time.
 
-A check and an open are two moments. If a folder on the way is replaced by
-a symlink to the outside *between* them (another process can do that, in a
-loop, until it wins), a tool that opens by path follows the link out. So on
-POSIX ``sandbox.open_inside`` opens the checked path one folder at a time,
-each relative to the one before (``dir_fd``), with ``O_NOFOLLOW``: a symlink
-met on the way is refused (``ELOOP``), whatever it was when we checked. The
-check stays because it is the readable rule and gives the clear messages;
-the open makes the rule hold at the moment it matters. Folders on the way
-are made here when a tool writes; Linux says ``ENOTDIR`` for a link to a
-folder, which we call a link.
-
-Windows has no ``dir_fd``: there the open is by path after the check
-(creating symlinks needs privileges there), and some names are devices
-wherever they are. Hard links are not detected anywhere: a file with a
-second name outside is the same file (the tools never create links).
+A check and an open are two moments: a folder on the way swapped for a link
+to the outside *between* them would lead a tool that opens by path out. So on
+POSIX ``sandbox.open_inside`` opens one folder at a time relative to the one
+before (``dir_fd``) with ``O_NOFOLLOW``: a link met is refused (``ELOOP``),
+whatever it was at the check. Windows has no ``dir_fd``: there the open is by
+path after the check, and some names are devices wherever they are. Hard links
+are not detected anywhere (the tools never create links).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """A call's arguments: JSON text in, a dict that fits the tool's JSON schema out.
 
-The model only sends text. :func:`read_arguments` parses it and checks it with
-the tool's ``check``: its schema, made into a Python function by
-``fastjsonschema`` when the ``Tool`` was made. What is wrong becomes one
-sentence naming the argument (``_argument_errors.py`` writes it); nothing
-here raises for anything a model sends.
+:func:`read_arguments` parses the model's text and checks it with the tool's
+schema (compiled by ``fastjsonschema`` when the ``Tool`` was made). What is
+wrong becomes one sentence naming the argument (``_argument_errors.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +13,7 @@ from typing import Any
 
 import fastjsonschema
 
+from ..i18n import tr
 from . import _argument_errors as why
 from .result import MAX_NESTING, too_deep
 
@@ -25,16 +24,16 @@ def read_arguments(
     """Tool ``name``'s arguments as a dict that passed ``check``, or a message saying
     what is wrong with them."""
     if not isinstance(arguments_json, str | None):  # a person calling tools.call by hand
-        return why.not_text(arguments_json)
+        return tr("registry.arguments_not_text", type=type(arguments_json).__name__)
     try:  # some providers send "" for a tool without parameters
         arguments = json.loads(arguments_json) if (arguments_json or "").strip() else {}
     except (ValueError, RecursionError) as exc:
         return why.not_json(arguments_json, exc)
     if not isinstance(arguments, dict):
-        return why.not_an_object(arguments)
-    if arguments_json and arguments_json.count("{") + arguments_json.count("[") > MAX_NESTING:
-        if too_deep(arguments):  # the check and json.dumps follow nesting on the stack
-            return why.too_deep()
+        return tr("registry.not_an_object", type=why.json_type(arguments))
+    nests = arguments_json and arguments_json.count("{") + arguments_json.count("[") > MAX_NESTING
+    if nests and too_deep(arguments):  # the check and json.dumps follow nesting on the stack
+        return why.too_deep()
     try:
         check(arguments)
     except fastjsonschema.JsonSchemaValueException as refused:

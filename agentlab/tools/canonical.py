@@ -1,8 +1,7 @@
-"""One spelling for a call's arguments, so the same call is recognised however it was written.
+"""One spelling for a call's arguments, so the repeat guard knows the same call however written.
 
 ``{ "relative_path": "./sales.csv" }`` and ``{"relative_path":"sales.csv"}``
-ask for the same thing: keys sorted, no spaces, paths normalised. The repeat
-guard compares calls by :func:`call_key`. This module does not run anything.
+ask for the same thing: keys sorted, no spaces, paths normalised.
 """
 
 from __future__ import annotations

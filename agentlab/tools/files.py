@@ -1,14 +1,12 @@
 """Sandboxed file tools for chapter 01's file agent.
 
-``list_dir``, ``read_text``, ``write_text`` and ``append_text`` work only
-inside one *sandbox* folder: every path is checked by ``sandbox.resolve_inside``
-(``..``, absolute paths, ``.env`` files, links leading out: ``PATH_NOT_ALLOWED``)
-and opened by ``sandbox.open_inside``, which follows no symlink on the way.
-Each tool is three pieces, all it takes to add one: a function, a JSON schema
-(in a :class:`~agentlab.tools.registry.Tool`) and a registration
-(:func:`file_tools`). Results show paths relative to the sandbox only, the
-same on every machine; :func:`sandbox_copy` gives a fresh copy of the course's
-``data/sandbox/``, so the files shipped with the package are never written.
+``list_dir``, ``read_text``, ``write_text`` and ``append_text`` work only inside
+one *sandbox* folder: every path is checked by ``sandbox.resolve_inside`` and
+opened by ``sandbox.open_inside``, which follows no symlink on the way. A tool
+is three pieces: a function, a JSON schema (in a ``Tool``) and a registration
+(:func:`file_tools`). Results show paths relative to the sandbox only;
+:func:`sandbox_copy` gives a fresh copy of the course's ``data/sandbox/``, so
+the files shipped with the package are never written.
 """
 
 from __future__ import annotations
@@ -30,22 +28,9 @@ from .sandbox import is_text, link_refusal, open_inside, resolve_inside
 MAX_READ_CHARS = 4000
 
 
-def path_param() -> dict[str, str]:
-    """The schema of a ``rel_path`` argument, described in the current language."""
-    return {"type": "string", "description": tr("files.describe.rel_path")}
-
-
-def text_param() -> dict[str, str]:
-    """The schema of a ``text`` argument, described in the current language."""
-    return {"type": "string", "description": tr("files.describe.text")}
-
-
 def sandbox_copy(source: str | Path | None = None) -> Path:
-    """A fresh temporary copy of ``source`` (default: the course's ``data/sandbox/``).
-
-    The copy lasts as long as this Python process (a notebook's kernel) and
-    is removed when it exits, so a day of runs leaves no folders behind.
-    """
+    """A fresh temporary copy of ``source`` (default: the course's ``data/sandbox/``),
+    removed when this Python process (a notebook's kernel) exits."""
     source = Path(source or COURSE_DATA_DIR / "sandbox")
     if not source.is_dir():
         raise ValueError(tr("files.sandbox_not_a_folder", path=str(source)))
@@ -79,18 +64,19 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
     if isinstance(path, dict):
         return path
     if rel_path.endswith("/"):  # "a.md/" names a folder; Path() would drop the "/"
-        return _no_file(rel_path)
+        return _failed("FILE_NOT_FOUND", "files.no_file", rel_path)
     try:
         # utf-8-sig: a byte-order mark (Windows Notepad) is not part of the first line
         with open_inside(root, path, encoding="utf-8-sig") as handle:
             text = handle.read(max_chars + 1)
             total = len(text) + _chars_left(handle)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):  # or a FIFO, a device
-        return _no_file(rel_path)
+        return _failed("FILE_NOT_FOUND", "files.no_file", rel_path)
     except UnicodeDecodeError:
-        return error("NOT_UTF8", tr("files.not_utf8", name=repr(rel_path)), [rel_path])
+        return _failed("NOT_UTF8", "files.not_utf8", rel_path)
     except OSError as exc:
-        return link_refusal(exc, rel_path) or _read_failed(rel_path, exc)
+        failed = _failed("READ_FAILED", "files.read_failed", rel_path, error=reason(exc))
+        return link_refusal(exc, rel_path) or failed
     shown, truncated = text, total > max_chars
     if truncated:  # a huge file must not flood the model's context
         shown = text[:max_chars] + "\n" + tr("files.shown_part", shown=max_chars, total=total)
@@ -98,19 +84,12 @@ def read_text(root: Path, rel_path: str, max_chars: int = MAX_READ_CHARS) -> Too
 
 
 def _chars_left(handle: TextIO) -> int:
-    """Count the characters still to read, a block at a time: a huge file must
-    not fill the memory either, only to be cut to ``max_chars``."""
+    """The characters still to read, counted a block at a time (not all in memory)."""
     return sum(len(block) for block in iter(lambda: handle.read(1 << 16), ""))
 
 
-def _no_file(rel_path: str) -> ToolResult:
-    return error("FILE_NOT_FOUND", tr("files.no_file", name=repr(rel_path)), [rel_path])
-
-
-def _read_failed(rel_path: str, exc: OSError) -> ToolResult:
-    return error(
-        "READ_FAILED", tr("files.read_failed", name=repr(rel_path), error=reason(exc)), [rel_path]
-    )
+def _failed(code: str, key: str, rel_path: str, **fields: str) -> ToolResult:
+    return error(code, tr(key, name=repr(rel_path), **fields), [rel_path])
 
 
 def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> ToolResult:
@@ -119,7 +98,7 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
         return path
     if not is_text(text):  # a lone surrogate (a JSON escape like "\ud83d") has no UTF-8
         return error("INVALID_ARGUMENTS", tr("files.text_not_text"), [rel_path])
-    folder = error("NOT_A_FILE", tr("files.is_folder", name=repr(rel_path)), [rel_path])
+    folder = _failed("NOT_A_FILE", "files.is_folder", rel_path)
     if rel_path.endswith("/"):  # "new/" names a folder; Path() would drop the "/"
         return folder
     try:
@@ -128,11 +107,8 @@ def write_text(root: Path, rel_path: str, text: str, append: bool = False) -> To
     except IsADirectoryError:  # a folder, a FIFO or a device under that name
         return folder
     except OSError as exc:
-        return link_refusal(exc, rel_path) or error(
-            "WRITE_FAILED",
-            tr("files.write_failed", name=repr(rel_path), error=reason(exc)),
-            [rel_path],
-        )
+        failed = _failed("WRITE_FAILED", "files.write_failed", rel_path, error=reason(exc))
+        return link_refusal(exc, rel_path) or failed
     verb = "appended" if append else "wrote"
     return ok({"path": rel_path, "chars": len(text), "action": verb}, [rel_path])
 
@@ -155,32 +131,20 @@ def file_tools(
     root = Path(sandbox)
     if not root.is_dir():
         raise ValueError(tr("files.sandbox_not_a_folder", path=str(root)))
-    path_only = {"properties": {"rel_path": path_param()}, "required": ["rel_path"]}
-    fields = {"rel_path": path_param(), "text": text_param()}
-    path_and_text = {"properties": fields, "required": list(fields)}
-    available = {
-        "list_dir": Tool(
-            "list_dir",
-            tr("files.describe.list_dir"),
-            {"properties": {"rel_path": path_param()}},
-            lambda rel_path=".": list_dir(root, rel_path),
-        ),
-        "read_text": Tool(
-            "read_text",
-            tr("files.describe.read_text"),
-            path_only,
+    path = {"rel_path": {"type": "string", "description": tr("files.describe.rel_path")}}
+    both = {**path, "text": {"type": "string", "description": tr("files.describe.text")}}
+    available = {  # name: (parameters, function)
+        "list_dir": ({"properties": path}, lambda rel_path=".": list_dir(root, rel_path)),
+        "read_text": (
+            {"properties": path, "required": ["rel_path"]},
             lambda rel_path: read_text(root, rel_path, max_read_chars),
         ),
-        "write_text": Tool(
-            "write_text",
-            tr("files.describe.write_text"),
-            path_and_text,
+        "write_text": (
+            {"properties": both, "required": list(both)},
             lambda rel_path, text: write_text(root, rel_path, text),
         ),
-        "append_text": Tool(
-            "append_text",
-            tr("files.describe.append_text"),
-            path_and_text,
+        "append_text": (
+            {"properties": both, "required": list(both)},
             lambda rel_path, text: append_text(root, rel_path, text),
         ),
     }
@@ -188,4 +152,6 @@ def file_tools(
     if unknown:
         names_given, known = tr("list.sep").join(sorted(unknown)), tr("list.sep").join(available)
         raise ValueError(tr("files.unknown_tools", names=names_given, known=known))
-    return ToolRegistry(available[name] for name in names)
+    return ToolRegistry(
+        Tool(name, tr(f"files.describe.{name}"), *available[name]) for name in names
+    )

@@ -1,20 +1,12 @@
 """Isolated tools: run a function in a child process, and kill it when its time is up.
 
 A thread cannot be stopped; a process can. :func:`run_in_child` runs
-``function(**kwargs)`` in a child process. The plain way is :func:`_spawned`
-below: ``multiprocessing`` starts a fresh Python ("spawn"), we wait on a pipe
-for its answer, and when the time is up we kill it (SIGKILL on POSIX,
-TerminateProcess on Windows) and wait until it is reaped, so no zombie is
-left behind.
-
-A fresh Python takes about half a second to start, so on POSIX the child is
-forked from a warm *fork server* instead, in milliseconds
-(``_fork_server.py``, plumbing you can skip: same job, same outcome). Where
-no process can start (Pyodide in the browser), the outcome says so
-(``unavailable``) instead of raising.
-
+``function(**kwargs)`` in a child process, and when the time is up kills it
+(SIGKILL on POSIX, TerminateProcess on Windows) and reaps it. The plain way is
+:func:`_spawned`, a fresh Python per call; on POSIX a warm *fork server* forks
+the child in milliseconds rather than half a second (``_fork_server.py``: same
+job, same outcome). Where no process can start (Pyodide), the outcome says so.
 :func:`run_isolated` turns the outcome into a tool result for the registry.
-Nothing here knows about budgets, the loop or the model.
 """
 
 from __future__ import annotations
@@ -27,7 +19,8 @@ from typing import Any
 
 from ..i18n import tr
 from . import _fork_server
-from ._child import ChildOutcome, left, outcome, pack, reply
+from ._child import ChildOutcome, kill, left, outcome, pack, reply, spawn
+from ._fork_server import shutdown  # noqa: F401 (stops the idle fork servers)
 from .result import ToolRun, checked, error
 
 
@@ -37,13 +30,10 @@ def run_in_child(
     seconds: float | None,
     method: str | None = None,
 ) -> ChildOutcome:
-    """Run ``function(**kwargs)`` in a child process; kill it when ``seconds`` are up.
-
-    ``function`` must be picklable (defined at module level). ``method``
-    (``"fork server"`` or ``"spawn"``) overrides :func:`start_method`; the
-    benchmark uses it to compare the two. Never raises for anything the
-    function does; a child that cannot be started gives ``unavailable``.
-    """
+    """Run ``function(**kwargs)`` (picklable: defined at module level) in a child
+    process, killed when ``seconds`` are up. ``method`` (``"fork server"`` or
+    ``"spawn"``) overrides :func:`start_method` (the benchmark compares them).
+    Never raises for anything the function does."""
     end = None if seconds is None else time.monotonic() + seconds  # starting counts too
     try:
         job = pack(function, kwargs)
@@ -56,35 +46,20 @@ def run_in_child(
 
 def _spawned(job: bytes, end: float | None) -> ChildOutcome:
     """The plain way: a fresh interpreter for this one call, killed at ``end``."""
-    try:  # imported here: Pyodide has no _multiprocessing, and most runs never need it
-        import multiprocessing
-
-        context = multiprocessing.get_context("spawn")
-        receiver, sender = context.Pipe(duplex=False)
-    except (ImportError, OSError) as exc:
-        return ChildOutcome(unavailable=f"{type(exc).__name__}: {exc}")
-    child = context.Process(target=_spawned_main, args=(job, sender), daemon=True)
+    started = spawn(_spawned_main, job)
+    if isinstance(started, ChildOutcome):
+        return started
+    child, receiver = started
     try:
-        child.start()
-    except (OSError, RuntimeError, ValueError) as exc:
-        receiver.close()
-        return ChildOutcome(unavailable=f"{type(exc).__name__}: {exc}")
-    finally:
-        sender.close()  # only the child writes
-    try:
-        if receiver.poll(left(end)):
-            payload = receiver.recv_bytes()
-            child.join()
-            return outcome(payload, child.exitcode, child.pid)
-        child.kill()  # SIGKILL (TerminateProcess on Windows): the child gets no say
-        child.join()  # and reaped: join waits for it
-        return ChildOutcome(killed=True, exitcode=child.exitcode, pid=child.pid)
+        if not receiver.poll(left(end)):
+            return kill(child)
+        payload = receiver.recv_bytes()
     except (EOFError, OSError):  # the child died without answering
-        child.join()
-        died = tr("isolation.child_died")
-        return ChildOutcome(error=died, exitcode=child.exitcode, pid=child.pid)
+        payload = b""
     finally:
         receiver.close()
+    child.join()
+    return outcome(payload, child.exitcode, child.pid)
 
 
 def _spawned_main(job: bytes, sender: Any) -> None:
@@ -98,23 +73,14 @@ def start_method() -> str:
     return "fork server" if hasattr(os, "fork") and sys.platform != "win32" else "spawn"
 
 
-def shutdown() -> None:
-    """Stop the idle fork servers (a new one starts with the next call)."""
-    _fork_server.shutdown()
-
-
 def kill_signal_name() -> str:
     """How a child is killed here, for messages people read."""
     return "TerminateProcess" if sys.platform == "win32" else "SIGKILL"
 
 
 def process_exists(pid: int) -> bool:
-    """Is process ``pid`` still there? For showing that a killed child is gone.
-
-    On POSIX, signal 0 asks without doing anything. On Windows ``os.kill``
-    would terminate the process instead, so there we ask the system whether
-    it can still open a handle to it.
-    """
+    """Is process ``pid`` still there? On POSIX signal 0 asks without doing anything;
+    on Windows ``os.kill`` would terminate it, so there we ask for a handle to it."""
     if sys.platform != "win32":
         try:
             os.kill(pid, 0)

@@ -1,16 +1,12 @@
 """The tool registry: a whitelist of tools, each a JSON schema plus a function.
 
 The model only *names* a tool and sends its arguments as JSON text;
-:meth:`ToolRegistry.run` turns that into one Python call and never raises: an
-unknown name is ``UNKNOWN_TOOL``, arguments that do not fit the schema are
-``INVALID_ARGUMENTS`` (``arguments.py``), whatever the function raises is
-``TOOL_EXCEPTION``, and the answer is a tool result (``result.py``).
-
-A call gets the run's time left, or the tool's own ``timeout`` if that ends
-first. Out of its own time, the model gets ``TIMEOUT`` and the run goes on;
-out of the run's time, the call is abandoned (an isolated tool's child
-process is killed) and the run ends. Budgets, the loop and the model are
-not known here.
+:meth:`ToolRegistry.run` makes that one Python call and never raises: an
+unknown name is ``UNKNOWN_TOOL``, arguments that do not fit the schema
+``INVALID_ARGUMENTS``, whatever the function raises ``TOOL_EXCEPTION``. A call
+gets the run's time left, or the tool's own ``timeout`` if that ends first:
+out of its own time the model gets ``TIMEOUT``; out of the run's, the call is
+abandoned (an isolated tool's child is killed) and the run ends.
 """
 
 from __future__ import annotations
@@ -32,39 +28,29 @@ from .result import RESULT_JSON, ToolResult, ToolRun, checked, error, ok, too_de
 class Tool:
     """One tool: the name and schema the model sees, the function we run.
 
-    ``parameters`` is a JSON schema for an object. Unless it says otherwise,
-    extra keys are refused (``additionalProperties: false``): a model that
-    invents an argument has misunderstood the tool.
+    ``parameters`` is a JSON schema for an object; extra keys are refused unless
+    it says otherwise: a model that invents an argument misunderstood the tool.
     """
 
     name: str
     description: str
     parameters: dict[str, Any]
     function: Callable[..., ToolResult]
-    isolated: bool = False
-    """Run in a child process that is killed when the time is up (``isolation.py``).
-    The function must then be picklable (defined at module level)."""
-    timeout: float | None = None
-    """Seconds one call may take (``None``: only the run's deadline counts)."""
-
+    isolated: bool = False  # run in a child process, killed when the time is up
+    timeout: float | None = None  # seconds one call may take (None: the run's deadline)
     check: Callable[[Any], Any] = field(init=False, repr=False, compare=False)
-    """The schema made into a function that raises for arguments it refuses."""
 
     def __post_init__(self) -> None:
-        # A bad name, function, timeout or schema is refused here, saying which.
         check_definition(self.name, self.function, self.timeout, self.parameters)
-        # Compiled once; a frozen dataclass sets its own derived field this way.
+        # the schema compiled once (how a frozen dataclass sets a derived field)
         object.__setattr__(self, "check", schema_check(self.name, self.strict_parameters()))
 
     def schema(self) -> dict[str, Any]:
         """The entry for the ``tools=`` list of a chat-completions request."""
+        described = {"name": self.name, "description": self.description}
         return {
             "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.strict_parameters(),
-            },
+            "function": {**described, "parameters": self.strict_parameters()},
         }
 
     def strict_parameters(self) -> dict[str, Any]:
@@ -126,21 +112,17 @@ class ToolRegistry:
 
 
 def _execute(tool: Tool, arguments: dict[str, Any]) -> ToolRun:
-    """Call the tool's function; whatever it raises or returns becomes a result."""
     try:
         result = tool.function(**arguments)
-    # Named, not BaseException: KeyboardInterrupt (stopping the kernel) and an
-    # exercise check's own time-up signal must pass through.
-    except (Exception, SystemExit, GeneratorExit) as exc:  # a tool bug must not end the run
-        return ToolRun(
-            error("TOOL_EXCEPTION", tr("registry.raised", name=tool.name, error=described(exc)))
-        )
+    # a tool's bug must not end the run; Ctrl-C and an exercise's time-up signal pass through
+    except (Exception, SystemExit, GeneratorExit) as exc:
+        message = tr("registry.raised", name=tool.name, error=described(exc))
+        return ToolRun(error("TOOL_EXCEPTION", message))
     return checked(tool.name, result)
 
 
 def _overran(tool: Tool, late: TimedOut, capped: bool) -> ToolRun:
-    """An in-process call that did not return in time: abandoned, or (where no
-    thread can start) finished late."""
+    """A call past its time: abandoned, or (where no thread can start) finished late."""
     if capped:  # the tool's own timeout: the model is told, the run goes on
         key = "isolation.timeout_late" if late.finished else "isolation.timeout_abandoned"
         return ToolRun(error("TIMEOUT", tr(key, name=tool.name, seconds=tool.timeout)))

@@ -1,10 +1,9 @@
 """What every tool call gives back: a *tool result*, checked before the model reads it.
 
 ``{"status": "ok"|"error", "data", "source", "error": {"code", "message"}}``:
-``status`` is the tool status of this one execution (whether the whole run
-succeeded is the run status). ``code`` is for programs and never changes with
-the language; ``message`` is for the model and the student.
-This module does not run tools: :mod:`agentlab.tools.registry` does.
+``status`` is the tool status of one execution (not the run status); ``code``
+is for programs and never changes with the language, ``message`` is for the
+model and the student. Running tools is :mod:`agentlab.tools.registry`'s job.
 """
 
 from __future__ import annotations
@@ -27,12 +26,8 @@ def ok(data: Any, source: list[str] | None = None) -> ToolResult:
 
 def error(code: str, message: str, source: list[str] | None = None) -> ToolResult:
     """A failed tool result with a machine-readable code and a readable message."""
-    return {
-        "status": "error",
-        "data": None,
-        "source": source or [],
-        "error": {"code": code, "message": message},
-    }
+    fault = {"code": code, "message": message}
+    return {"status": "error", "data": None, "source": source or [], "error": fault}
 
 
 @dataclass
@@ -40,13 +35,9 @@ class ToolRun:
     """What running one call gave: its result, and whether the time ran out."""
 
     result: ToolResult
-    late: bool = False
-    """The run's time ran out during the call (abandoned, killed, or finished late
-    where no thread can start). The tool's own ``timeout`` is a ``TIMEOUT`` result."""
-    process: dict[str, Any] | None = None
-    """Isolated tools: ``pid``, ``exitcode``, ``killed``, ``killed_by`` of the child."""
-    as_json: str | None = None
-    """The result as the model reads it, when :func:`checked` has written it out."""
+    late: bool = False  # the run's time ran out during the call
+    process: dict[str, Any] | None = None  # isolated: pid, exitcode, killed, killed_by
+    as_json: str | None = None  # the result as the model reads it, once checked() wrote it
 
 
 def checked(name: str, result: Any) -> ToolRun:
@@ -59,9 +50,8 @@ def checked(name: str, result: Any) -> ToolRun:
         return _tool_bug(tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
     except (TypeError, ValueError):  # a set, a datetime, a cycle (NaN is fine)
         return _tool_bug(tr("registry.not_json", name=name))
-    if text.count("{") + text.count("[") > MAX_NESTING:  # only then can it nest that deep
-        if too_deep(result):
-            return _tool_bug(tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
+    if text.count("{") + text.count("[") > MAX_NESTING and too_deep(result):  # cheap test first
+        return _tool_bug(tr("registry.result_too_deep", name=name, limit=MAX_NESTING))
     return ToolRun(result, as_json=text)
 
 
@@ -72,37 +62,29 @@ def _well_formed(result: Any) -> bool:
     fault = result["error"]
     if result["status"] == "ok":
         return fault is None
-    return (
-        result["status"] == "error"
-        and isinstance(fault, dict)
-        and isinstance(fault.get("code"), str)
-        and isinstance(fault.get("message"), str)
+    texts = isinstance(fault, dict) and all(
+        isinstance(fault.get(k), str) for k in ("code", "message")
     )
+    return result["status"] == "error" and texts
 
 
 def _tool_bug(message: str) -> ToolRun:
-    """A result the tool should not have returned."""
     return ToolRun(error("TOOL_EXCEPTION", message))
 
 
 def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
-    """Are dicts and lists in ``value`` nested more than ``limit`` levels deep?
-
-    Walked with a list, not by recursion, so any depth can be measured.
-    Example: ``too_deep({"a": {"b": 1}}, limit=1)`` -> ``True``.
-    """
+    """Are dicts and lists in ``value`` nested more than ``limit`` levels deep? (Walked
+    with a list, not by recursion, so any depth can be measured.)"""
     pending = [(value, 1)]
     while pending:
         item, depth = pending.pop()
         if isinstance(item, dict):
-            inside = list(item.values())
-        elif isinstance(item, list | tuple):  # json.dumps writes a tuple as a list
-            inside = list(item)
-        else:
+            item = item.values()
+        elif not isinstance(item, list | tuple):  # json.dumps writes a tuple as a list
             continue
         if depth > limit:
             return True
-        pending.extend((child, depth + 1) for child in inside)
+        pending.extend((child, depth + 1) for child in item)
     return False
 
 

@@ -1,14 +1,11 @@
 """Keep file tools inside their folder: check every path, then open it following no link.
 
-A model may send ``../../.ssh/id_rsa`` by mistake or because a document told
-it to; only the tool can stop that. :func:`resolve_inside` is the rule: a
-short, plain relative path (no ``..``, no ``/etc/passwd`` or ``C:\\x``, no
-backslash, no NUL), not a ``.env`` file (they hold the API keys), that stays
-inside the root with links followed; else a ``PATH_NOT_ALLOWED`` result.
+A model may send ``../../.ssh/id_rsa``; only the tool can stop that.
+:func:`resolve_inside` is the rule: a short, plain relative path (no ``..``,
+no absolute path, no backslash, no NUL), not a ``.env`` file (they hold the API
+keys), that stays inside the root with links followed; else ``PATH_NOT_ALLOWED``.
 :func:`open_inside` is ``open()`` refusing any symlink on the way, so a folder
-swapped for a link *after* the check cannot lead out either (``_platforms.py``
-tells that story). The root itself is trusted, links and all. What a file
-means is each tool's business.
+swapped for a link *after* the check cannot lead out either (``_platforms.py``).
 """
 
 from __future__ import annotations
@@ -38,25 +35,22 @@ MODES = {
 
 
 def resolve_inside(root: Path, relative_path: object) -> Path | ToolResult:
-    """``root / relative_path`` resolved, or a ``PATH_NOT_ALLOWED`` result.
-
-    It does not check that the file exists: each tool says so in its own words.
-    """
+    """``root / relative_path`` resolved, or a ``PATH_NOT_ALLOWED`` result. (Whether
+    the file exists, each tool says in its own words.)"""
     refusal = _refuse(relative_path)
     if refusal:
-        return _not_allowed(tr("sandbox.refused", why=refusal, path=_shown(relative_path)))
+        return _not_allowed("sandbox.refused", relative_path, why=refusal)
     root = root.resolve()
     try:
         target = (root / str(relative_path)).resolve()
     except OSError:  # a link changed while it was being followed
-        return _not_allowed(tr("isolation.changed", path=_shown(relative_path)))
+        return _not_allowed("isolation.changed", relative_path)
     except RuntimeError:  # Python 3.11 and 3.12 say "Symlink loop from <absolute path>"
-        return _not_allowed(tr("sandbox.link_loop", path=_shown(relative_path)))
+        return _not_allowed("sandbox.link_loop", relative_path)
     if not target.is_relative_to(root):
-        return _not_allowed(tr("sandbox.outside", path=_shown(relative_path)))
-    if holds_secrets(target.relative_to(root).parts):  # notes.md may be a link to .env
-        why = tr("sandbox.secret_file")
-        return _not_allowed(tr("sandbox.refused", why=why, path=_shown(relative_path)))
+        return _not_allowed("sandbox.outside", relative_path)
+    if holds_secrets(target.relative_to(root).parts):  # .env, or notes.md as a link to it
+        return _not_allowed("sandbox.refused", relative_path, why=tr("sandbox.secret_file"))
     return target
 
 
@@ -102,7 +96,7 @@ def open_nofollow(root: Path, target: Path, flags: int, make_folders: bool) -> i
 def link_refusal(exc: OSError, relative_path: object) -> ToolResult | None:
     """``PATH_NOT_ALLOWED`` if ``exc`` says :func:`open_inside` met a symlink, else None."""
     if exc.errno in (errno.ELOOP, getattr(errno, "EMLINK", None)):  # FreeBSD says EMLINK
-        return _not_allowed(tr("isolation.link_on_the_way", path=_shown(relative_path)))
+        return _not_allowed("isolation.link_on_the_way", relative_path)
     return None
 
 
@@ -121,8 +115,6 @@ def _refuse(relative_path: object) -> str | None:
         return tr("sandbox.absolute")
     if ".." in posix.parts:
         return tr("sandbox.dotdot")
-    if holds_secrets(posix.parts):
-        return tr("sandbox.secret_file")
     if len(relative_path) > MAX_PATH_CHARS or len(posix.parts) > MAX_PATH_PARTS:
         return tr("sandbox.too_long", chars=MAX_PATH_CHARS, parts=MAX_PATH_PARTS)
     if sys.platform == "win32":  # a drive, a stream or a device name: _platforms.py
@@ -136,9 +128,8 @@ def holds_secrets(parts: tuple[str, ...]) -> bool:
 
 
 def is_text(name: str) -> bool:
-    """Can ``name`` be written as UTF-8? Not with a lone surrogate: a JSON
-    escape like ``"\\ud800"``, or a file name in another encoding (a GBK name
-    from a Windows zip) as Python reads it."""
+    """Can ``name`` be written as UTF-8? Not with a lone surrogate (a JSON escape
+    like ``"\\ud800"``, or a GBK file name from a Windows zip as Python reads it)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
@@ -146,11 +137,8 @@ def is_text(name: str) -> bool:
     return True
 
 
-def _not_allowed(message: str) -> ToolResult:
-    return error("PATH_NOT_ALLOWED", message)
-
-
-def _shown(relative_path: object) -> str:
-    """The path as the model sent it, cut short if it is very long."""
-    text = repr(relative_path)
-    return text if len(text) <= 120 else text[:117] + "..."
+def _not_allowed(key: str, relative_path: object, **fields: str) -> ToolResult:
+    """The refusal, showing the path as the model sent it (cut short if very long)."""
+    shown = repr(relative_path)
+    shown = shown if len(shown) <= 120 else shown[:117] + "..."
+    return error("PATH_NOT_ALLOWED", tr(key, path=shown, **fields))

@@ -16,12 +16,21 @@ For each notebook it:
    is drawn with a CJK font (asked of Chromium itself through the DevTools
    protocol: the fonts it used for a Chinese heading), not as tofu boxes;
 4. saves one screenshot per notebook (the outcome table above the first
-   chart) under ``browser-screenshots/`` (git-ignored).
+   chart) under ``browser-screenshots/`` (git-ignored);
+5. predictions stay unspoiled: before that run, on the notebook as saved, the
+   cells that show a prediction's answer (found from the prediction
+   exercises' headings, as ``tests/exercise_cells.py`` finds them, not from
+   the metadata that folds them) show a collapsed bar and none of their text;
+   a click on the bar shows the text. In the first such notebook it also
+   runs every cell without clearing them first: running a folded cell opens
+   it (the real run's output, and the explanation as Shift+Enter reaches it).
 
 JupyterLab is shut down (API call, then terminate, then kill) whatever
 happens. ``--self-check`` finally runs a scratch copy of the first notebook
 with an exception added to one cell and passes only if that failure is
-reported naming the cell: a check that cannot fail proves nothing.
+reported naming the cell, and checks a copy with its predictions unfolded,
+which must be reported: a check that cannot fail proves nothing.
+``--predictions-only`` runs step 5 alone (about a minute).
 
 Chinese glyphs: the browser gets a fontconfig file that adds the Noto Sans
 CJK font shipped by ``mplfonts`` (already in .venv for the charts), so no
@@ -41,6 +50,7 @@ import shutil
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
@@ -48,6 +58,9 @@ from pathlib import Path
 from PIL import Image
 from playwright.sync_api import BrowserContext, Page, sync_playwright
 from shared import CJK_FONT, ROOT, Lab, fontconfig_with_cjk, launch, platform_fonts
+
+sys.path.insert(0, str(ROOT / "tests"))
+from exercise_cells import revealing  # noqa: E402  (plain Python: no agentlab needed)
 
 NOT_COPIED = shutil.ignore_patterns(
     ".git", ".venv*", "runs", "__pycache__", ".pytest_cache", "browser-screenshots", "*.egg-info"
@@ -210,6 +223,129 @@ def save_screenshot(page: Page, tables, images, target: Path) -> None:
     sheet.save(target)
 
 
+# -- predictions stay folded until the student acts -----------------------------------
+
+UNITS = ROOT / "agentlab" / "course" / "exercises" / "units"
+PREDICTIONS = [
+    unit.stem
+    for unit in sorted(UNITS.glob("*.toml"))
+    if tomllib.loads(unit.read_text(encoding="utf-8"))["kind"] == "predict"
+]
+CJK_RUN = re.compile(r"[\u4e00-\u9fff]{4,}")
+# where a folded cell's text is drawn once it is open
+SHOWN_IN = {"code": ".jp-OutputArea", "markdown": ".jp-RenderedMarkdown"}
+
+
+def folded_cells(path: Path) -> list[tuple[int, str, str]]:
+    """(index, cell type, a piece of its text) for each cell that shows a prediction's answer.
+
+    The piece is a run of Chinese characters past the first line (the first line is what
+    the collapsed bar shows): from the explanation's source, or from the real run's
+    stored outputs (printed text, or an HTML output's text without its markup)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    ids = [e for e in PREDICTIONS if e[:2] == path.name[:2]]
+    found = []
+    for index in sorted({i for exercise in ids for i in revealing(cells, exercise)}):
+        cell = cells[index]
+        if cell["cell_type"] == "markdown":
+            text = "".join(cell["source"])
+        else:
+            parts = []
+            for output in cell["outputs"]:
+                value = output.get("text") or output.get("data", {}).get("text/html", "")
+                value = "".join(value)
+                value = re.sub(r"<style[^>]*>.*?</style>", " ", value, flags=re.S)
+                parts.append(re.sub(r"<[^>]+>", " ", value))
+            text = "".join(parts)
+        piece = CJK_RUN.search(text.split("\n", 1)[-1])
+        found.append((index, cell["cell_type"], piece[0] if piece else ""))
+    return found
+
+
+def shows(cell, kind: str, piece: str) -> bool:
+    """Whether ``piece`` of text is drawn in ``cell``'s output or rendered markdown."""
+    found = cell.locator(SHOWN_IN[kind]).get_by_text(piece)
+    return bool(found.count()) and found.first.is_visible()
+
+
+def open_notebook(page: Page, lab: Lab, notebook: str, workspace: str) -> None:
+    """Open ``notebook`` as saved, in a workspace of its own, and wait for a kernel."""
+    page.goto(f"{lab.base}/lab/workspaces/{workspace}/tree/notebooks/{notebook}?token={lab.token}")
+    page.wait_for_function(
+        """() => {
+          const p = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+          const name = p?.querySelector('.jp-Toolbar-kernelName')?.textContent || '';
+          const state = p?.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status;
+          return name.trim() && name.trim() !== 'No Kernel' && state === 'idle';
+        }""",
+        timeout=60_000,
+    )
+
+
+def check_predictions(context: BrowserContext, lab: Lab, path: Path, run: bool) -> Report:
+    """Each prediction's answer is out of sight until the student clicks (or runs) it."""
+    report = Report(path.name)
+    folded = folded_cells(path)
+    if not folded:
+        return report
+    page = context.new_page()
+    cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")
+    bar = {"code": ".jp-OutputPlaceholder", "markdown": ".jp-InputPlaceholder"}
+    try:
+        open_notebook(page, lab, path.name, "fold-" + re.sub(r"\W", "-", path.stem))
+        for index, kind, piece in folded:
+            cell = cells.nth(index)
+            where = f"cell {index + 1} ({kind}, {piece!r})"
+            if not piece:
+                report.problems.append(f"{where}: no text to look for")
+            elif shows(cell, kind, piece):
+                report.problems.append(f"{where}: the answer is on screen before any action")
+            elif not cell.locator(".jp-Placeholder").first.is_visible():
+                report.problems.append(f"{where}: no collapsed bar to click")
+            else:
+                if kind == "code" and cell.locator(".jp-InputPlaceholder").is_visible():
+                    cell.locator(".jp-InputPlaceholder").click()  # its code was folded too
+                cell.locator(bar[kind]).first.click()
+                shown = cell.locator(SHOWN_IN[kind]).get_by_text(piece).first
+                shown.wait_for(state="visible", timeout=5_000)
+        report.facts.append(f"{len(folded)} answer cell(s) folded, each opens on a click")
+        if run:  # on a new page: the first one has cells opened by the clicks above
+            page.close()
+            page = context.new_page()
+            cells = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell")
+            open_notebook(page, lab, path.name, "fold-run-" + re.sub(r"\W", "-", path.stem))
+            menu(page, "Run", "Run All Cells")
+            # the saved prompts already read [n]: wait for the run to start, then to end
+            prompts = """(done) => {
+              const all = [...document.querySelectorAll(
+                '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')];
+              const busy = all.some(p => p.textContent.trim() === '[*]:');
+              return done ? !busy : busy;
+            }"""
+            page.wait_for_function(prompts, arg=False, timeout=30_000)
+            page.wait_for_function(prompts, arg=True, timeout=RUN_TIMEOUT_S * 1000)
+            for index, kind, piece in folded:
+                cell, where = cells.nth(index), f"after running, cell {index + 1} ({kind})"
+                visible = shows(cell, kind, piece)
+                if not visible:
+                    report.problems.append(f"{where}: running it did not open it")
+            report.facts.append("running the cells opens them too")
+    except Exception as exc:  # a missing element is a failure, not a crash
+        report.problems.append(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
+    finally:
+        page.close()
+    return report
+
+
+def unfold(path: Path) -> None:
+    """Remove every cell's folding from ``path`` (for the self-check)."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        cell["metadata"].pop("jupyter", None)
+        cell["metadata"].pop("collapsed", None)
+    path.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
+
+
 def break_notebook(path: Path) -> int:
     """Add an exception to the third code cell of ``path``; return that cell's number."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
@@ -236,6 +372,11 @@ def main() -> int:
         action="store_true",
         help="also run a broken copy of the first notebook; it must fail",
     )
+    parser.add_argument(
+        "--predictions-only",
+        action="store_true",
+        help="only check that predictions stay folded (step 5)",
+    )
     args = parser.parse_args()
     notebooks = [Path(n).name for n in args.notebooks] or sorted(
         p.name for p in (ROOT / "notebooks").glob("*.ipynb")
@@ -249,6 +390,9 @@ def main() -> int:
     if args.self_check:
         shutil.copy(root / "notebooks" / notebooks[0], root / "notebooks" / "zz_broken.ipynb")
         broken_cell = break_notebook(root / "notebooks" / "zz_broken.ipynb")
+        unfolded = root / "notebooks" / f"{notebooks[0][:2]}_zz_unfolded.ipynb"  # same chapter
+        shutil.copy(root / "notebooks" / notebooks[0], unfolded)
+        unfold(unfolded)
     os.environ["FONTCONFIG_FILE"] = str(fontconfig_with_cjk(home, args.lab_python))
 
     lab = Lab(args.lab_python, root, home)
@@ -259,18 +403,33 @@ def main() -> int:
         with sync_playwright() as playwright:
             context = launch(playwright, home / "chromium-profile", args.chromium)
             try:
+                ran_one = False
                 for name in notebooks:
                     started = time.monotonic()
-                    report = check_notebook(context, lab, root / "notebooks" / name, shots)
+                    path = root / "notebooks" / name
+                    reports = [check_predictions(context, lab, path, run=not ran_one)]
+                    ran_one = ran_one or bool(reports[0].facts)
+                    if not args.predictions_only:
+                        reports.append(check_notebook(context, lab, path, shots))
+                    problems = [p for r in reports for p in r.problems]
+                    facts = [f for r in reports for f in r.facts]
                     took = time.monotonic() - started
-                    if report.problems:
+                    if problems:
                         failures += 1
                         print(f"FAIL {name} ({took:.0f} s)")
-                        for problem in report.problems:
+                        for problem in problems:
                             print(f"     - {problem}")
                     else:
-                        print(f"ok   {name} ({took:.0f} s): {'; '.join(report.facts)}", flush=True)
-                if broken_cell is not None:
+                        print(f"ok   {name} ({took:.0f} s): {'; '.join(facts)}", flush=True)
+                if args.self_check:
+                    report = check_predictions(context, lab, unfolded, run=False)
+                    spoiled = [p for p in report.problems if "on screen before" in p]
+                    if spoiled:
+                        print(f"ok   self-check: an unfolded copy fails: {spoiled[0]}")
+                    else:
+                        failures += 1
+                        print(f"FAIL self-check: predictions unfolded, but {report.problems}")
+                if broken_cell is not None and not args.predictions_only:
                     report = check_notebook(
                         context, lab, root / "notebooks" / "zz_broken.ipynb", home / "shots"
                     )

@@ -73,6 +73,11 @@ class Lab:
             settings / "@jupyterlab/notebook-extension/tracker.jupyterlab-settings",
             {"windowingMode": "none"},
         )
+        # No autosave: a cell a check opened is not saved as opened.
+        write_json(
+            settings / "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings",
+            {"autosave": False},
+        )
         # No news or update checks (and no toast covering the notebook).
         write_json(
             settings / "@jupyterlab/apputils-extension/notification.jupyterlab-settings",

@@ -18,7 +18,7 @@ from agentlab.course.exercises.texts import TEXTS, UNITS
 from agentlab.ops.exercises import starter_answer
 
 from ...conftest import REPO
-from ...exercise_cells import cells
+from ...exercise_cells import cells, revealing
 from .conftest import has_cjk, verdicts
 
 CHAPTERS = ("01", "02", "03", "04", "05")
@@ -135,6 +135,52 @@ def test_each_notebook_holds_its_exercises_cells_as_the_unit_makes_them():
         kinds = [c["cell_type"] for c in found[at[0] : at[0] + 3]]
         if written != list(cells(exercise)) or kinds != ["markdown", "code", "code"]:
             offenders.append(f"{exercise.id}: the notebook's cells differ from the unit's")
+    assert not offenders, "\n".join(offenders)
+
+
+# JupyterLab's collapsed bar shows one line: a markdown cell's first source line, or the
+# first non-empty line of a code cell's first output, taken in this order of types.
+BAR_TYPES = ("text/html", "image/svg+xml", "application/pdf", "text/markdown", "text/plain")
+BAR_CHARS = 30
+
+
+def collapsed_bar(cell: dict) -> str:
+    """The text JupyterLab shows on ``cell``'s collapsed bar."""
+    if cell["cell_type"] == "markdown":
+        return "".join(cell["source"]).split("\n")[0]
+    if not cell["outputs"]:
+        return ""
+    first = cell["outputs"][0]
+    data = first.get("data") or {"text": first.get("text", "")}
+    kind = next((k for k in (*BAR_TYPES, "text") if k in data), None)
+    text = "".join(data[kind]) if kind else ""
+    return next((line for line in text.split("\n") if line), "")
+
+
+def test_predictions_stay_folded_until_the_student_acts():
+    """The cells that show a prediction's answer (``exercise_cells.revealing``) are
+    collapsed in JupyterLab: the real run's outputs (``jupyter.outputs_hidden``, and
+    ``collapsed``, which JupyterLab writes beside it) and the explanation's text
+    (``jupyter.source_hidden``); running the cell or clicking its bar opens it. The bar
+    still shows one line, so that line must be a short lead that tells nothing."""
+    offenders = []
+    for exercise in exercises():
+        if exercise.kind != "predict":
+            continue
+        found = notebook_cells(exercise.chapter)
+        shown = revealing(found, exercise.id)
+        if [found[i]["cell_type"] for i in shown] != ["code", "markdown"]:
+            offenders.append(f"{exercise.id}: no real run and explanation after it ({shown})")
+            continue
+        run, explanation = (found[i] for i in shown)
+        folded = run["metadata"].get("jupyter", {}).get("outputs_hidden")
+        if not (folded and run["metadata"].get("collapsed")):
+            offenders.append(f"{exercise.id}: the outputs of cell {shown[0]} are not folded")
+        if not explanation["metadata"].get("jupyter", {}).get("source_hidden"):
+            offenders.append(f"{exercise.id}: the explanation, cell {shown[1]}, is not folded")
+        for i in shown:
+            if len(bar := collapsed_bar(found[i])) > BAR_CHARS:
+                offenders.append(f"{exercise.id}: cell {i}'s collapsed bar shows {bar[:60]!r}")
     assert not offenders, "\n".join(offenders)
 
 
