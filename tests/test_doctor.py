@@ -29,6 +29,7 @@ from agentlab.ops.doctor import (
     check_provider,
     check_python,
     check_setup,
+    find_lock,
     installed_version,
     render,
 )
@@ -65,6 +66,11 @@ def levels(findings: list[Finding]) -> dict[str, str]:
 
 
 # -- a clean set-up ----------------------------------------------------------------------------
+
+
+def test_the_checkout_s_lock_is_found_from_any_folder(home):
+    """An editable install compares against its own checkout's lock, wherever the shell is."""
+    assert find_lock() == Path(__file__).resolve().parents[1] / "requirements.lock"
 
 
 def test_a_clean_setup_is_clean_and_says_so_in_chinese(home):

@@ -1,37 +1,21 @@
-"""The instructor's terminal tool: ``agentlab run | demo | sweep | doctor | trace | grade``.
+"""The instructor's terminal tool: ``agentlab run | demo | sweep | doctor | trace | grade ...``.
 
-``python -m agentlab`` and the ``agentlab`` console script both land here.
+``run`` asks one question and prints the result as JSON on stdout (a real
+model when ``.env`` configures one, else a scripted one; which, on stderr);
+``--record FILE`` saves the run without the key, ``--replay FILE`` plays it
+again offline. ``demo`` plays the outcome scenarios into a table; ``sweep``
+writes chapter 05's CSV and charts; ``doctor`` checks a set-up; ``trace``
+turns a trace into one HTML page; ``grade`` and ``exercises`` have parsers of
+their own. Bad arguments are one line and exit code 2; Ctrl-C is one line and 130.
 
-- ``run "问题"`` asks one question and prints the result as JSON (the
-  seed's ``python agent.py``). It uses a real model when ``.env`` configures
-  one, a scripted one when asked (``--scripted``) or when none is
-  configured, and says which on stderr so stdout stays pure JSON.
-  ``--record FILE`` records the run (no key in the file); ``run --replay
-  FILE`` plays it again keyless and offline, and says on stderr where the
-  replayed requests differ from the recorded ones (``clients/recording.py``).
-- ``demo`` plays the outcome scenarios and prints a table an instructor
-  can project; ``--stream`` shows each phase and streamed text live.
-- ``sweep`` runs a task population over a range of caps and writes the tidy
-  CSV, the per-cap summary and the three charts of chapter 05.
-- ``doctor [--ping]`` checks a student's set-up and says what to fix
-  (``agentlab/doctor.py``); exit code 1 when something must be fixed.
-- ``trace FILE`` turns a run's JSONL trace into one self-contained HTML
-  page (no network needed to read it) and prints where it wrote it.
-- ``grade SUBMISSIONS`` runs a class's notebooks afresh and writes a table
-  and a page of their exercise marks (``grade.py``); ``exercises list |
-  verify`` checks the checks (``exercises.py``). Both have parsers of their own.
-
-Bad arguments print one line and exit with code 2; Ctrl-C in the middle of a
-command prints one line too, and exits with code 130, as shells expect.
-
-This module only parses arguments, picks a client and tools, and prints: the
-runs are ``run_agent``'s, the sweep and its charts ``experiments.py``'s and
-``report.py``'s, the checks ``doctor.py``'s, the page ``display.py``'s.
+It only parses arguments, picks a client and tools, and prints: the runs are
+``run_agent``'s, the rest that of the modules it calls.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Callable
@@ -54,16 +38,14 @@ def parse_caps(text: str) -> list[int]:
     caps: list[int] = []
     try:
         for part in text.split(","):
-            if "-" in part:
-                low, high = (int(x) for x in part.split("-", 1))
-                if low > high:
-                    raise ValueError
-                caps.extend(range(low, high + 1))
-            else:
-                caps.append(int(part))
+            low, dash, high = part.partition("-")
+            low, high = int(low), int(high if dash else low)
+            if low > high:
+                raise ValueError
+            caps.extend(range(low, high + 1))
     except ValueError:
         raise argparse.ArgumentTypeError(tr("cli.bad_caps", text=repr(text))) from None
-    if not caps or min(caps) < 1:
+    if min(caps) < 1:
         raise argparse.ArgumentTypeError(tr("cli.caps_positive"))
     return sorted(set(caps))
 
@@ -128,17 +110,10 @@ def build_parser() -> CourseParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["exercises"]:  # list | verify, with options of their own
-        from .exercises import main as exercises_main
-
-        return exercises_main(argv[1:])
-    if argv[:1] == ["grade"]:
-        from .grade import main as grade_main
-
-        return grade_main(argv[1:])
+    if argv[:1] in (["exercises"], ["grade"]):  # with parsers and options of their own
+        return importlib.import_module(f".{argv[0]}", __package__).main(argv[1:])
     printable_output()
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     return run_command(f"agentlab {args.command}", lambda: dispatch(args))
 
 
@@ -158,14 +133,6 @@ def dispatch(args: argparse.Namespace) -> int:
         if args.record and args.record.is_dir():
             parser.error(tr("cli.record_is_folder", path=str(args.record)))
         return command_run(args)
-    if args.command == "demo":
-        return command_demo(args)
-    if args.command == "doctor":
-        from .doctor import main as doctor_main
-
-        return doctor_main(ping=args.ping)
-    if args.command == "trace":
-        return command_trace(args)
     if args.command == "sweep":
         if args.out.exists() and not args.out.is_dir():
             parser.error(tr("cli.out_not_folder", path=str(args.out)))
@@ -176,13 +143,17 @@ def dispatch(args: argparse.Namespace) -> int:
         except OSError as exc:
             parser.error(tr("cli.out_unwritable", path=str(args.out), error=reason(exc)))
         return command_sweep(args)
-    raise AssertionError(f"a command without a branch here: {args.command}")
+    if args.command == "doctor":
+        from .doctor import main as doctor_main
+
+        return doctor_main(ping=args.ping)
+    return command_demo(args) if args.command == "demo" else command_trace(args)
 
 
 def command_run(args: argparse.Namespace) -> int:
     tools_name = args.tools or "sales"
     max_steps = args.max_steps or DEMO_MAX_STEPS
-    model_options: dict[str, Any] = {}
+    model_options: dict[str, str] = {}
     provider = None
     if args.scripted:
         client = scripted(args.scripted)
@@ -198,7 +169,7 @@ def command_run(args: argparse.Namespace) -> int:
         else:
             model_options["model"] = settings.model
             provider = settings.provider
-            note = tr("cli.real_model", model=settings.model, provider=settings.provider)
+            note = tr("cli.real_model", model=settings.model, provider=provider)
     print(note, file=sys.stderr)
     if args.record:
         from ..clients.recording import recording
@@ -206,7 +177,9 @@ def command_run(args: argparse.Namespace) -> int:
         how = {"tools": tools_name, "max_steps": max_steps, "stream": args.stream}
         client = recording(client, args.record, provider=provider, run=how)
         print(tr("replay.cli_recording_to", path=args.record), file=sys.stderr)
-    return _run_and_print(args.question, client, tools_name, max_steps, args.stream, model_options)
+    return _run_and_print(
+        args.question, client, tools_name, max_steps, args.stream, **model_options
+    )
 
 
 def command_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
@@ -229,7 +202,7 @@ def command_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
         args.tools or how.get("tools") or "sales",
         args.max_steps or how.get("max_steps") or DEMO_MAX_STEPS,
         args.stream or client.stream,
-        {"model": client.model} if client.model else {},
+        **({"model": client.model} if client.model else {}),
     )
     for divergence in client.divergences:
         print(divergence.message, file=sys.stderr)
@@ -242,12 +215,7 @@ def command_replay(args: argparse.Namespace, parser: argparse.ArgumentParser) ->
 
 
 def _run_and_print(
-    question: str,
-    client: Any,
-    tools_name: str,
-    max_steps: int,
-    stream: bool,
-    model_options: dict[str, Any],
+    question: str, client: Any, tools_name: str, max_steps: int, stream: bool, **model: str
 ) -> int:
     tools = sales_tools() if tools_name == "sales" else file_tools(sandbox_copy())
     result = run_agent(
@@ -257,7 +225,7 @@ def _run_and_print(
         budget=Budget(max_steps=max_steps),
         stream=stream,
         on_text=lambda text: print(text, end="", file=sys.stderr, flush=True),
-        **model_options,
+        **model,
     )
     print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     if result.trace_path:  # stderr: stdout stays the seed's JSON
@@ -284,48 +252,25 @@ def demo_scenarios() -> list[DemoScenario]:
     question = tr("cli.demo.question")  # for the model: in the run's language
     cap = Budget(max_steps=DEMO_MAX_STEPS)
     faults = lambda: fault_tools(hang_seconds=2.0)[0]  # noqa: E731
+
+    def scene(name: str, task: str, replies: Any, tools: Any, budget: Budget) -> DemoScenario:
+        def client() -> Any:  # replies: a behaviour's name, a policy or a list of turns
+            return scripted(replies) if isinstance(replies, str) else ScriptedClient(replies)
+
+        return DemoScenario(tr(f"cli.demo.{name}"), task, client, tools, budget)
+
+    missing = question.replace("sales.csv", "sales_2023.csv")
+    repeats = keeps_calling("same_result")
+    busy = [HttpError(503, tr("faults.busy"))] * 2  # retried once; failing again ends the run
+    retry_once = Budget(max_steps=DEMO_MAX_STEPS, max_retries=1, retry_backoff_s=0.0)
     return [
-        DemoScenario(
-            tr("cli.demo.ok"), question, lambda: scripted("honest_analyst"), sales_tools, cap
-        ),
-        DemoScenario(
-            tr("cli.demo.missing_file"),
-            question.replace("sales.csv", "sales_2023.csv"),
-            lambda: scripted("honest_analyst"),
-            sales_tools,
-            cap,
-        ),
-        DemoScenario(
-            tr("cli.demo.never_stops"), question, lambda: scripted("never_stops"), sales_tools, cap
-        ),
-        DemoScenario(
-            tr("cli.demo.repeats"),
-            tr("cli.demo.wait_build"),
-            lambda: ScriptedClient(keeps_calling("same_result")),
-            faults,
-            Budget.seed_table(),
-        ),
-        DemoScenario(
-            tr("cli.demo.model_hangs"),
-            "x",
-            lambda: ScriptedClient([Hang(2.0)]),
-            faults,
-            Budget(max_seconds=0.2),
-        ),
-        DemoScenario(
-            tr("cli.demo.tool_hangs"),
-            "x",
-            lambda: ScriptedClient([call("hang_isolated")]),
-            faults,
-            Budget(max_seconds=0.5),
-        ),
-        DemoScenario(  # a transient error is retried once; failing again ends the run
-            tr("cli.demo.model_fails"),
-            question,
-            lambda: ScriptedClient([HttpError(503, tr("faults.busy"))] * 2),
-            sales_tools,
-            Budget(max_steps=DEMO_MAX_STEPS, max_retries=1, retry_backoff_s=0.0),
-        ),
+        scene("ok", question, "honest_analyst", sales_tools, cap),
+        scene("missing_file", missing, "honest_analyst", sales_tools, cap),
+        scene("never_stops", question, "never_stops", sales_tools, cap),
+        scene("repeats", tr("cli.demo.wait_build"), repeats, faults, Budget.seed_table()),
+        scene("model_hangs", "x", [Hang(2.0)], faults, Budget(max_seconds=0.2)),
+        scene("tool_hangs", "x", [call("hang_isolated")], faults, Budget(max_seconds=0.5)),
+        scene("model_fails", question, busy, sales_tools, retry_once),
     ]
 
 
@@ -384,23 +329,15 @@ def show_event(event: dict[str, Any]) -> None:
 
 
 def command_sweep(args: argparse.Namespace) -> int:
-    from ..course.experiments import (
-        make_population,
-        smallest_cap,
-        summarize,
-        sweep,
-        with_repeat_guard,
-    )
+    from ..course import experiments
     from ..course.report import plot_cap_tradeoff, plot_outcome_share, plot_steps_at_cap
 
-    population = make_population(args.n, seed=args.seed)
-    budget = with_repeat_guard if args.repeat_guard else None
-    results = sweep(
-        population, args.caps, budget=budget, workers=args.workers, progress=sys.stderr.isatty()
-    )
-    summary = summarize(results)
-    best = smallest_cap(summary, args.target)
-    args.out.mkdir(parents=True, exist_ok=True)
+    population = experiments.make_population(args.n, seed=args.seed)
+    budget = experiments.with_repeat_guard if args.repeat_guard else None
+    options = {"budget": budget, "workers": args.workers, "progress": sys.stderr.isatty()}
+    results = experiments.sweep(population, args.caps, **options)
+    summary = experiments.summarize(results)
+    best = experiments.smallest_cap(summary, args.target)
     results.to_csv(args.out / "sweep.csv", index=False)
     summary.to_csv(args.out / "summary.csv", index=False)
     plot_outcome_share(results, save_to=args.out / "outcome_share.png")
@@ -423,24 +360,23 @@ def command_trace(args: argparse.Namespace) -> int:
     from ..course.display import trace_html
     from ..loop.trace import read_trace
 
-    def fail(key: str, path: Path, why: object = "") -> int:
-        print(error_line("agentlab trace", tr(key, path=str(path), reason=why)), file=sys.stderr)
+    def fail(message: str) -> int:
+        print(error_line("agentlab trace", message), file=sys.stderr)
         return 2
 
     try:
         events = read_trace(args.file)
     except (OSError, UnicodeDecodeError) as exc:
-        return fail("display.cli.cannot_read", args.file, reason(exc))
+        return fail(tr("display.cli.cannot_read", path=str(args.file), reason=reason(exc)))
     except ValueError as exc:  # read_trace names the file and the line that is not JSON
-        print(error_line("agentlab trace", str(exc)), file=sys.stderr)
-        return 2
+        return fail(str(exc))
     if not events or not all(isinstance(e, dict) and "event" in e for e in events):
-        return fail("display.cli.not_a_trace", args.file)
+        return fail(tr("display.cli.not_a_trace", path=str(args.file)))
     out = args.out or args.file.with_suffix(".html")
     title = args.file.parent.name if args.file.name == "trace.jsonl" else args.file.stem
     try:
         out.write_text(trace_html(events, title=title), encoding="utf-8")
     except OSError as exc:
-        return fail("display.cli.cannot_write", out, reason(exc))
+        return fail(tr("display.cli.cannot_write", path=str(out), reason=reason(exc)))
     print(out)
     return 0

@@ -1,16 +1,12 @@
-"""argparse in the course's language, for ``agentlab`` and ``python -m agentlab.course.exercises``.
+"""argparse in the course's language, for ``agentlab`` and its subcommands.
 
-argparse writes its own words (``usage:``, ``options``, "the following
-arguments are required") in English, through gettext: switching them would
-need a compiled catalogue and a process-wide setting (``i18n.py`` says why
-the course has neither). :class:`CourseParser` sets the words argparse lets
-a parser set (the usage prefix, the group titles, the help of ``-h``) and
-translates argparse's error messages in :meth:`CourseParser.error`, from a
-short table of their English templates. A message the table does not know
-(another Python's wording, or one of ours) is shown as it came.
-
-It patches nothing: other parsers in the same process keep argparse's English.
-:func:`run_command` ends a command as quietly on Ctrl-C or a closed pipe.
+argparse writes its own words (``usage:``, "the following arguments are
+required") in English through gettext, process-wide. :class:`CourseParser`
+sets the words a parser may set (usage prefix, group titles, ``-h``'s help)
+and translates argparse's error messages from a table of their English
+templates; a message the table does not know is shown as it came. It patches
+nothing: other parsers keep argparse's English. :func:`run_command` ends a
+command quietly on Ctrl-C or a closed pipe.
 """
 
 from __future__ import annotations
@@ -24,6 +20,7 @@ from typing import Any, NoReturn
 
 from ..i18n import tr
 
+# argparse's English error templates (Python 3.11 to 3.13), each with its catalog key.
 ARGPARSE_ERRORS = [
     (re.compile(pattern, re.DOTALL), key)
     for pattern, key in [
@@ -40,7 +37,6 @@ ARGPARSE_ERRORS = [
         (r"ignored explicit argument (?P<value>.*)", "cli.argparse.explicit"),
     ]
 ]
-"""argparse's English error templates (Python 3.11 to 3.13), each with its catalog key."""
 
 
 def translated(message: str) -> str:
@@ -73,14 +69,7 @@ class CourseParser(argparse.ArgumentParser):
         self._positionals.title = tr("cli.argparse.positionals")
         self._optionals.title = tr("cli.argparse.options")
         if add_help:
-            prefix = "-" if "-" in self.prefix_chars else self.prefix_chars[0]  # as argparse
-            self.add_argument(
-                prefix + "h",
-                prefix * 2 + "help",
-                action="help",
-                default=argparse.SUPPRESS,
-                help=tr("cli.argparse.help"),
-            )
+            self.add_argument("-h", "--help", action="help", help=tr("cli.argparse.help"))
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, error_line(self.prog, translated(message)) + "\n")

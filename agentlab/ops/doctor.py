@@ -1,33 +1,17 @@
 """``agentlab doctor``: check a student's set-up and say what to fix.
 
-One call, from a terminal (``agentlab doctor [--ping]``, exit code 0 when
-nothing failed) or from a notebook's first cell
-(``from agentlab.ops.doctor import doctor; doctor()``), checks in order:
-
-- the Python version (3.11 or newer);
-- the installed packages: against ``requirements.lock`` when running from a
-  checkout, else against the dependencies the installed package declares;
-- the CJK font the charts use (``mplfonts``' Noto Sans CJK SC: present,
-  readable by matplotlib, holding Chinese glyphs);
-- the ``.env`` file: a line that does not parse (with its number), and
-  variable names that look like a typo of one agentlab reads;
-- which real model is configured: provider, the host of its URL and the
-  model, never the key, the fields its preset adds to every request and the
-  day the preset was checked against the provider's docs; a model name the
-  provider retired fails, naming the current one. With nothing configured
-  (fine: the notebooks then use scripted models) the preset table is shown;
-- only when a proxy variable is set (``ALL_PROXY`` from Clash or V2Ray ...):
-  that the HTTP library can use it, shown without its ``user:password@``;
-- only when asked (``ping=True``): one tiny chat request to that model, and
-  what its failure means (unreachable, wrong key, a model that does not exist
-  or was retired, with the current name when the preset knows it, rate limit).
+From a terminal (``agentlab doctor [--ping]``, exit code 0 when nothing
+failed) or a notebook cell (``from agentlab.ops.doctor import doctor; doctor()``),
+in order: the Python version; the installed packages (against
+``requirements.lock`` in a checkout, else against what the package declares);
+the CJK font the charts use; the ``.env`` file (a line that does not parse,
+names that look like a typo); which real model is configured (never the key),
+its preset, and a retired model name; a proxy variable, when one is set; and
+only with ``ping=True`` one tiny chat request, saying what its failure means.
 
 Each check gives a :class:`Finding` (``ok``, ``warn`` or ``fail``, what was
-found and how to fix it), in Chinese unless ``AGENTLAB_LANG=en``.
-
-It only reads and reports: it installs, edits and retries nothing, and the
-key never appears in what it prints (a service that echoes the key back in
-an error is blanked, see :func:`agentlab.model.failures.failure_from`).
+found and how to fix it). It only reads and reports: it installs, edits and
+retries nothing, and the key never appears in what it prints.
 """
 
 from __future__ import annotations
@@ -38,12 +22,14 @@ import os
 import re
 import sys
 import time
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import metadata, resources
 from pathlib import Path
 from urllib.parse import urlparse
+
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 from ..clients.real import (
     PROVIDERS,
@@ -60,32 +46,19 @@ from ..clients.real import (
 )
 from ..i18n import tr
 
+# How services say a model name is unknown or retired: DeepSeek "Model Not Exist" and "The
+# supported API model names are ..., but you passed deepseek-chat" (raycast/extensions issue
+# 29730), OpenAI "The model `x` does not exist" (model_not_found), SiliconFlow's own words.
 MODEL_MISSING = re.compile(
     r"model\W[^.\n]{0,60}?(?:does not exist|doesn't exist|not exist|not found|no longer|retired"
     r"|deprecated|decommissioned|not supported)|supported (?:api )?model names|model_not_found",
     re.IGNORECASE,
 )
-"""How services say a model name is unknown or retired: DeepSeek ``Model Not Exist``
-and ``The supported API model names are deepseek-v4-pro or deepseek-v4-flash, but you
-passed deepseek-chat`` (raycast/extensions issue 29730), OpenAI ``The model `x` does not
-exist`` (``model_not_found``), SiliconFlow ``Model does not exist``."""
-
 MIN_PYTHON = (3, 11)
 CHINESE_SAMPLE = "中文销售额步数"  # glyphs the charts draw
 MAX_LISTED = 6  # packages named in one finding; the rest are counted
 INDENT = "       "  # a finding's further lines and its fix, under its message
 KNOWN_VARIABLES = [*VARIABLES, "AGENTLAB_OFFLINE", "AGENTLAB_LANG", "AGENTLAB_RUNS_DIR"]
-CHECK_LABELS = {
-    "python": "doctor.check.python",
-    "packages": "doctor.check.packages",
-    "font": "doctor.check.font",
-    "env_file": "doctor.check.env_file",
-    "provider": "doctor.check.provider",
-    "offline": "doctor.check.offline",
-    "ping": "doctor.check.ping",
-    "proxy": "envcheck.doctor.check_proxy",
-}
-LEVEL_LABELS = {"ok": "doctor.level.ok", "warn": "doctor.level.warn", "fail": "doctor.level.fail"}
 
 
 @dataclass(frozen=True)
@@ -143,7 +116,7 @@ def render(findings: list[Finding]) -> str:
     """The findings as lines a person reads, ending with a one-line verdict."""
     lines = [tr("doctor.title")]
     for f in findings:
-        level, check = tr(LEVEL_LABELS[f.level]), tr(CHECK_LABELS[f.check])
+        level, check = tr(f"doctor.level.{f.level}"), tr(f"doctor.check.{f.check}")
         lines.append(tr("doctor.line", level=level, check=check, message=f.message))
         if f.fix:
             lines.append(INDENT + tr("doctor.fix", fix=f.fix))
@@ -174,8 +147,8 @@ def check_python(version: tuple[int, ...] | None = None) -> Finding:
 def find_lock() -> Path | None:
     """``requirements.lock`` of the checkout agentlab runs from (an editable
     install), or of the working folder or its parent; ``None`` for a wheel."""
-    package_root = Path(__file__).resolve().parents[1]
-    for folder in (package_root, Path.cwd(), Path.cwd().parent):
+    checkout = Path(__file__).resolve().parents[2]  # agentlab/ops/doctor.py -> the checkout
+    for folder in (checkout, Path.cwd(), Path.cwd().parent):
         if (folder / "requirements.lock").is_file() and (folder / "pyproject.toml").is_file():
             return folder / "requirements.lock"
     return None
@@ -191,18 +164,6 @@ def read_lock(lock: Path) -> dict[str, str]:
     return pinned
 
 
-def declared_requirements() -> list[str]:
-    """The run-time dependencies agentlab declares (no extras)."""
-    try:
-        requires = metadata.requires("agentlab") or []
-    except metadata.PackageNotFoundError:  # run from a source folder that is not installed
-        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
-        if not pyproject.is_file():
-            return []
-        requires = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]
-    return [r for r in requires if ";" not in r]
-
-
 def installed_version(name: str) -> str | None:
     try:
         return metadata.version(name)
@@ -210,33 +171,27 @@ def installed_version(name: str) -> str | None:
         return None
 
 
-def version_key(version: str) -> tuple[int, ...]:
-    """``"3.57.0rc1"`` -> ``(3, 57, 0)``: enough to compare with a ``>=`` bound."""
-    return tuple(int(m.group()) for m in (re.match(r"\d+", p) for p in version.split(".")) if m)
-
-
 def check_packages(lock: Path | None, declared: list[str] | None = None) -> Finding:
     """Missing or too old run-time dependencies fail; versions that differ from the lock warn."""
-    declared = declared_requirements() if declared is None else declared
-    missing, too_old = [], []
-    for requirement in declared:
-        match = re.match(
-            r"\s*([A-Za-z0-9][\w.-]*)\s*(?:\[[^\]]*\])?\s*(?:>=\s*([\w.]+))?", requirement
-        )
-        if not match:
-            continue
-        name, minimum = match.groups()
-        have = installed_version(name)
+    if declared is None:  # the run-time dependencies agentlab declares (no extras)
+        try:
+            declared = [r for r in metadata.requires("agentlab") or [] if ";" not in r]
+        except metadata.PackageNotFoundError:  # a checkout run without installing it
+            declared = []
+    problems = []
+    for requirement in map(Requirement, declared):
+        have = installed_version(requirement.name)
+        need = next((s.version for s in requirement.specifier if s.operator == ">="), None)
         if have is None:
-            missing.append(name)
-        elif minimum and version_key(have) < version_key(minimum):
-            too_old.append(tr("doctor.packages.old_one", name=name, have=have, need=minimum))
+            problems.append(tr("doctor.packages.missing_one", name=requirement.name))
+        elif need and Version(have) < Version(need):
+            problems.append(
+                tr("doctor.packages.old_one", name=requirement.name, have=have, need=need)
+            )
     install = tr("doctor.packages.fix_lock") if lock else tr("doctor.packages.fix_wheel")
-    if missing or too_old:
-        problems = [tr("doctor.packages.missing_one", name=n) for n in missing] + too_old
-        return Finding(
-            "packages", "fail", tr("doctor.packages.broken", problems=listed(problems)), install
-        )
+    if problems:
+        message = tr("doctor.packages.broken", problems=listed(problems))
+        return Finding("packages", "fail", message, install)
     if lock is None:
         return Finding("packages", "ok", tr("doctor.packages.ok_declared", n=len(declared)))
     pinned = read_lock(lock)
@@ -253,10 +208,8 @@ def check_packages(lock: Path | None, declared: list[str] | None = None) -> Find
 
 
 def listed(items: list[str]) -> str:
-    shown = tr("list.sep").join(items[:MAX_LISTED])
-    return shown + (
-        tr("doctor.and_more", n=len(items) - MAX_LISTED) if len(items) > MAX_LISTED else ""
-    )
+    more = tr("doctor.and_more", n=len(items) - MAX_LISTED) if len(items) > MAX_LISTED else ""
+    return tr("list.sep").join(items[:MAX_LISTED]) + more
 
 
 # -- the chart font ----------------------------------------------------------------------------
@@ -271,11 +224,9 @@ def check_font(font_file: str | Path | None = None, lock: Path | None = None) ->
 
         from ..course.report import CJK_FONT_FILE
 
-        if font_file is None:
-            font_file = str(resources.files("mplfonts") / "fonts" / CJK_FONT_FILE)
+        path = Path(font_file or resources.files("mplfonts") / "fonts" / CJK_FONT_FILE)
     except ImportError as exc:
         return Finding("font", "fail", tr("doctor.font.no_package", name=exc.name), fix)
-    path = Path(font_file)
     if not path.is_file():
         return Finding("font", "fail", tr("doctor.font.no_file", name=path.name), fix)
     try:
@@ -301,37 +252,18 @@ def check_env_file(env_file: str | Path | None = None) -> list[Finding]:
     try:
         values = read_env_file(path)
     except ModelConfigError as exc:
-        return [
-            Finding(
-                "env_file",
-                "fail",
-                tr("doctor.env.broken", path=path, error=exc),
-                tr("doctor.env.broken_fix"),
-            )
-        ]
+        message, fix = tr("doctor.env.broken", path=path, error=exc), tr("doctor.env.broken_fix")
+        return [Finding("env_file", "fail", message, fix)]
     findings = [Finding("env_file", "ok", tr("doctor.env.ok", path=path, n=len(values)))]
     lines = env_file_text(path).splitlines()  # read above, so it decodes
     for name in values:
-        if name in KNOWN_VARIABLES:
-            continue
         close = difflib.get_close_matches(name, KNOWN_VARIABLES, n=1, cutoff=0.8)
-        if close:
-            line = next(
-                (
-                    i
-                    for i, text in enumerate(lines, 1)
-                    if re.match(rf"\s*(export\s+)?{re.escape(name)}\s*=", text)
-                ),
-                0,
-            )
-            findings.append(
-                Finding(
-                    "env_file",
-                    "warn",
-                    tr("doctor.env.typo", name=name, line=line, suggestion=close[0]),
-                    tr("doctor.env.typo_fix", name=name, suggestion=close[0]),
-                )
-            )
+        if close and name not in KNOWN_VARIABLES:
+            assigns = re.compile(rf"\s*(export\s+)?{re.escape(name)}\s*=")
+            line = next((i for i, text in enumerate(lines, 1) if assigns.match(text)), 0)
+            message = tr("doctor.env.typo", name=name, line=line, suggestion=close[0])
+            fix = tr("doctor.env.typo_fix", name=name, suggestion=close[0])
+            findings.append(Finding("env_file", "warn", message, fix))
     return findings
 
 
@@ -354,8 +286,7 @@ def check_provider(
             lines = [tr("provider.presets_title"), *map(preset_line, PROVIDERS)]
             table = "".join(f"\n{INDENT}{line}" for line in lines)
             return Finding("provider", "ok", tr("doctor.provider.none") + table), None
-        finding = Finding("provider", "fail", str(exc), tr("doctor.provider.broken_fix"))
-        return finding, None
+        return Finding("provider", "fail", str(exc), tr("doctor.provider.broken_fix")), None
     preset = preset_of(settings)
     message = tr(
         "doctor.provider.ok",
@@ -384,16 +315,12 @@ def preset_of(settings: ModelSettings) -> Provider:
 
 def preset_line(preset: Provider) -> str:
     """One preset as a line: its variables, defaults, request fields and when it was checked."""
-    variables = tr("list.sep").join(
-        v for v in (preset.key_var, preset.url_var, preset.model_var) if v
-    )
-    fields = ""
-    if preset.request:
-        shown = json.dumps(preset.request, ensure_ascii=False)
-        fields = tr("provider.request_fields", fields=shown)
+    variables = [v for v in (preset.key_var, preset.url_var, preset.model_var) if v]
+    shown = json.dumps(preset.request, ensure_ascii=False)
     return tr(
-        "provider.preset_line", name=preset.name, variables=variables,
-        model=preset.default_model or tr("provider.preset_no_default"), fields=fields,
+        "provider.preset_line", name=preset.name, variables=tr("list.sep").join(variables),
+        model=preset.default_model or tr("provider.preset_no_default"),
+        fields=tr("provider.request_fields", fields=shown) if preset.request else "",
         checked=preset.checked, source=preset.source,
     )  # fmt: skip
 
@@ -408,6 +335,9 @@ def check_proxy(environ: Mapping[str, str]) -> Finding | None:
     if not proxies:
         return None
     return Finding("proxy", "ok", tr("envcheck.doctor.proxy_ok", proxies=proxies_shown(proxies)))
+
+
+# -- the test request --------------------------------------------------------------------------
 
 
 def check_ping(
@@ -426,6 +356,8 @@ def check_ping(
         return Finding("ping", "warn", tr("doctor.ping.nothing"), tr("doctor.ping.nothing_fix"))
     provider = preset_of(settings)
     host = host_of(settings.base_url)
+    key = settings.api_key
+    unreachable = unreachable_fix(provider.url_var, provider.name, proxy_variables(environ))
     started = time.perf_counter()
     try:
         with settings.client(timeout=timeout) as client:  # closes its connection
@@ -433,22 +365,13 @@ def check_ping(
                 model=settings.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1
             )
     except openai.APITimeoutError:
-        return Finding(
-            "ping",
-            "fail",
-            tr("doctor.ping.timeout", host=host, seconds=timeout),
-            unreachable_fix(provider.url_var, provider.name, proxy_variables(environ)),
-        )
+        message = tr("doctor.ping.timeout", host=host, seconds=timeout)
+        return Finding("ping", "fail", message, unreachable)
     except openai.APIConnectionError as exc:
-        failed = failure_from(exc, secret=settings.api_key)
+        failed = failure_from(exc, secret=key)
         if failed.kind == "bad_reply":  # a reply came but could not be decoded: not the network
             return Finding("ping", "fail", failed.message, tr("doctor.ping.status_fix"))
-        return Finding(
-            "ping",
-            "fail",
-            tr("doctor.ping.unreachable", host=host),
-            unreachable_fix(provider.url_var, provider.name, proxy_variables(environ)),
-        )
+        return Finding("ping", "fail", tr("doctor.ping.unreachable", host=host), unreachable)
     except openai.APIStatusError as exc:
         status = exc.status_code
         if status in (401, 403):  # the service's own text may quote the key: not shown
@@ -458,30 +381,24 @@ def check_ping(
         elif status == 404:
             message = tr("doctor.ping.not_found", model=settings.model)
         else:
-            message = failure_from(exc, secret=settings.api_key).message
-        level, fix = level_and_fix(status, provider)
-        return Finding("ping", level, message, fix)
+            message = failure_from(exc, secret=key).message
+        return Finding("ping", message=message, **level_and_fix(status, provider))
     except ModelConfigError as exc:  # no client to send with: a proxy it cannot use
         return Finding("ping", "fail", str(exc), tr("envcheck.doctor.ping_skipped_fix"))
     except Exception as exc:  # a reply the SDK cannot read: say so, never crash
-        if isinstance(exc, json.JSONDecodeError) and other_framing(exc.doc):
-            reply = exc.doc  # labelled JSON but is not (a page, SSE): read below
-        else:
-            detail = failure_from(exc, secret=settings.api_key).message
-            return Finding("ping", "fail", detail, tr("doctor.ping.status_fix"))
+        if not (isinstance(exc, json.JSONDecodeError) and other_framing(exc.doc)):
+            message = failure_from(exc, secret=key).message
+            return Finding("ping", "fail", message, tr("doctor.ping.status_fix"))
+        reply = exc.doc  # labelled JSON but is not (a page, SSE): read below
     # HTTP 200 is not yet an answer: a web page (base_url at a site) or an error body
-    try:
-        turn = turn_from_text(reply) if isinstance(reply, str) else turn_from_completion(reply)
-    except Exception as exc:  # a reply in no shape we know: say so, never crash
-        turn = failure_from(exc, secret=settings.api_key)
+    turn = turn_from_text(reply) if isinstance(reply, str) else turn_from_completion(reply)
     if isinstance(turn, ModelFailure):
-        message = shown_safely(turn.message, settings.api_key)
+        message = shown_safely(turn.message, key)
         if turn.kind == "bad_reply":  # not the API at all: a web page, say
             fix = tr("doctor.ping.not_api_fix", url_var=provider.url_var)
             return Finding("ping", "fail", message, fix)
         # the API itself answered with an error (e.g. an unknown model): its code says more
-        level, fix = level_and_fix(turn.status_code, provider)
-        return Finding("ping", level, message, fix)
+        return Finding("ping", message=message, **level_and_fix(turn.status_code, provider))
     ms = round((time.perf_counter() - started) * 1000)
     return Finding("ping", "ok", tr("doctor.ping.ok", model=settings.model, host=host, ms=ms))
 
@@ -496,8 +413,7 @@ def model_missing(body: object) -> bool:
 
 
 def missing_model(settings: ModelSettings, preset: Provider, status: int, body: object) -> Finding:
-    """The finding for a model the service does not know: the current name, when the
-    preset knows one (the retired name's successor, else its default)."""
+    """A model the service does not know: name the current one when the preset knows it."""
     from ..model.failures import error_detail, shown_safely
 
     detail = shown_safely(error_detail(body) or "", settings.api_key)
@@ -513,21 +429,21 @@ def missing_model(settings: ModelSettings, preset: Provider, status: int, body: 
     return Finding("ping", "fail", message, fix)
 
 
-def level_and_fix(status: int | None, provider: Provider) -> tuple[str, str]:
+def level_and_fix(status: int | None, provider: Provider) -> dict[str, str]:
     """How bad a refused request is, and what to fix, by its HTTP status (or the
-    numeric code of an error body sent with HTTP 200; ``None`` when it gave none)."""
+    numeric code of an error body sent with HTTP 200)."""
     if status in (401, 403):
-        return "fail", tr("doctor.ping.key_fix", name=provider.key_var or "API Key")
+        return {
+            "level": "fail",
+            "fix": tr("doctor.ping.key_fix", name=provider.key_var or "API Key"),
+        }
     if status == 404:
-        fix = tr(
-            "doctor.ping.not_found_fix", model_var=provider.model_var, url_var=provider.url_var
-        )
-        return "fail", fix
-    if status == 429:
-        return "warn", tr("doctor.ping.rate_limited_fix")
-    if status == 400:
-        return "warn", tr("doctor.ping.rejected_fix")
-    return "fail", tr("doctor.ping.status_fix")
+        urls = {"model_var": provider.model_var, "url_var": provider.url_var}
+        return {"level": "fail", "fix": tr("doctor.ping.not_found_fix", **urls)}
+    if status in (429, 400):
+        key = "doctor.ping.rate_limited_fix" if status == 429 else "doctor.ping.rejected_fix"
+        return {"level": "warn", "fix": tr(key)}
+    return {"level": "fail", "fix": tr("doctor.ping.status_fix")}
 
 
 def unreachable_fix(url_var: str, provider: str, proxies: Mapping[str, str]) -> str:

@@ -1,15 +1,11 @@
 """``agentlab grade SUBMISSIONS [--out DIR]``: a class's notebooks, graded without a key.
 
-Every ``.ipynb`` under SUBMISSIONS is run afresh in a kernel of its own
-(:mod:`agentlab.ops.grade_run`), ``--workers`` at a time, and marked from
-what its check cells showed (:mod:`agentlab.ops.grade_marks`); one line per
-notebook on stderr says how far it has got. Then ``grades.csv``,
-``grades.html`` and the run copies go to ``--out`` (by default the folder
-``<SUBMISSIONS>-grades`` beside it; :mod:`agentlab.ops.grade_report`).
-
-Left out: hidden folders and files (``.ipynb_checkpoints`` holds the
-autosaved copies JupyterLab makes) and ``__MACOSX`` (what macOS adds to a
-zip), and the output folder itself.
+Every ``.ipynb`` under SUBMISSIONS is run afresh (:mod:`.grade_run`),
+``--workers`` at a time, and marked from what its check cells showed
+(:mod:`.grade_marks`), one progress line per notebook on stderr; the reports go
+to ``--out``, by default ``<SUBMISSIONS>-grades`` (:mod:`.grade_report`). Left
+out: hidden paths (``.ipynb_checkpoints`` holds JupyterLab's autosaves),
+``__MACOSX`` (what macOS adds to a zip) and the output folder itself.
 """
 
 from __future__ import annotations
@@ -130,14 +126,10 @@ def build_parser() -> CourseParser:
     parser.add_argument("submissions", type=Path, help=tr("grade.cli.submissions"))
     parser.add_argument("--out", type=Path, help=tr("grade.cli.out"))
     workers = max(1, (os.cpu_count() or 2) // 2)  # a kernel keeps a core busy
+    # argparse fills in %(default)s: the help shows the default the parser uses
+    parser.add_argument("--workers", type=int, default=workers, help=tr("grade.cli.workers"))
     parser.add_argument(
-        "--workers", type=int, default=workers, help=tr("grade.cli.workers", default=workers)
-    )
-    parser.add_argument(
-        "--time-limit",
-        type=float,
-        default=TIME_LIMIT_S,
-        help=tr("grade.cli.time_limit", default=TIME_LIMIT_S),
+        "--time-limit", type=float, default=TIME_LIMIT_S, help=tr("grade.cli.time_limit")
     )
     parser.add_argument(
         "--max-output",
@@ -188,13 +180,7 @@ def command_grade(args: Any, parser: CourseParser) -> int:
     )
     seconds = time.monotonic() - started
     csv_path, html_path = write_reports(submissions, out, folder=folder.name, seconds=seconds)
-    print(
-        tr(
-            "grade.done",
-            count=len(submissions),
-            seconds=f"{seconds:.0f}",
-            statuses=tally(submissions),
-        )
-    )
+    statuses = tally(submissions)
+    print(tr("grade.done", count=len(submissions), seconds=f"{seconds:.0f}", statuses=statuses))
     print(tr("grade.files", csv=csv_path, html=html_path))
     return 0

@@ -1,25 +1,16 @@
 """One submitted notebook, run and marked: a mark per exercise and a status for the whole.
 
-The marks are the verdicts ``check()`` showed in the run notebook: beside
-its Chinese line every check output carries a copy for programs
-(:data:`~agentlab.course.exercises.VERDICT_MIME`), and those are what is
-read here. Per exercise (every exercise of the chapters whose check cells
-the notebook holds), one :class:`Mark` of :data:`MARKS`:
+The marks are the verdicts ``check()`` showed, read from the copy for
+programs each check output carries (:data:`~agentlab.course.exercises.VERDICT_MIME`).
+Every exercise of the chapters whose check cells the notebook holds gets one
+:class:`Mark`: ``passed`` / ``wrong`` / ``not attempted`` as its last check
+said (``wrong`` too when the check broke: the student read "不对"), or
+``broken`` and why (:data:`BROKEN`): check cell missing, not reached, raised
+(``syntax_error`` when it or the answer cell above it does not parse), or silent.
 
-- ``passed`` / ``wrong`` / ``not attempted`` — what the last check of that
-  exercise said (``wrong`` too when the check itself broke: the student read
-  "不对");
-- ``broken`` — there is no verdict, and why (:data:`BROKEN`): the check
-  cell is missing (deleted, or its exercise id changed), the run stopped
-  before it, it raised (``syntax_error`` when it or the answer cell above it
-  has a syntax error), or it ran and said nothing.
-
-The notebook gets one status of :data:`STATUSES` and a reason: ``graded``
-when every cell ran, or what stopped it (:mod:`agentlab.ops.grade_run`).
-A notebook whose cell fails to import something from ``agentlab`` is
-``old_course``: it was made for an older version of the course.
-
-It reads outputs; it does not run anything itself, nor write files.
+The notebook gets a status of :data:`STATUSES` and a reason: ``graded``, what
+stopped the run (:mod:`.grade_run`), or ``old_course`` when a cell fails to
+import something from ``agentlab``. It reads outputs; it runs and writes nothing.
 """
 
 from __future__ import annotations

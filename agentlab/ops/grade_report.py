@@ -1,18 +1,14 @@
 """A graded class as files: one CSV, one HTML page, and the notebooks as they ran.
 
-- ``grades.csv`` — one row per submission: ``submission, status, reason,
-  passed``, then one column per exercise holding ``passed``, ``wrong``,
-  ``not attempted`` or ``broken`` (empty where the notebook is of another
-  chapter). UTF-8 with a byte-order mark, so that Excel shows Chinese names.
-- ``grades.html`` — one page in the course's language, no script and
-  nothing from the network (template ``templates/grade.html``, Jinja2 with
-  autoescape): the class heat map (a row per submission, a column per
-  exercise, the line check() showed on hover), per exercise the pass rate
-  and the most common feedback lines, and per submission what broke.
-- ``executed/<submission>`` — each notebook as it was run, to open at the
-  cell the page names.
+- ``grades.csv`` — ``submission, status, reason, passed``, then a mark per
+  exercise (empty for another chapter's); UTF-8 with a byte-order mark, so
+  that Excel shows Chinese names.
+- ``grades.html`` — no script, nothing from the network (``templates/grade.html``,
+  Jinja2 with autoescape): the class heat map (what check() said on hover), per
+  exercise the pass rate and commonest feedback, per submission what broke.
+- ``executed/<submission>`` — each notebook as it ran, to open at the cell named.
 
-It only writes what :mod:`agentlab.ops.grade` found.
+It only writes what :mod:`.grade` found.
 """
 
 from __future__ import annotations
@@ -83,11 +79,7 @@ def write_csv(submissions: Sequence[Submission], columns: list[Exercise], path: 
 def reason_text(submission: Submission) -> str:
     """Everything that went wrong with one submission, in one line."""
     parts = [submission.reason] if submission.reason else []
-    parts += [
-        f"{exercise_id}: {m.message}"
-        for exercise_id, m in submission.marks.items()
-        if m.mark == "broken" and m.broken != "not_run"  # the status already says where it stopped
-    ]
+    parts += [f"{exercise_id}: {why}" for exercise_id, why in troubles(submission)]
     parts += submission.notes
     return tr("grade.list_separator").join(parts)
 
@@ -135,8 +127,8 @@ def write_html(
 
 def troubles(submission: Submission) -> list[tuple[str, str]]:
     """(exercise id, why) for each broken exercise that the status does not already explain."""
-    broken = [(i, m.message) for i, m in submission.marks.items() if m.mark == "broken"]
-    return [(i, why) for i, why in broken if submission.marks[i].broken != "not_run"]
+    marks = submission.marks.items()  # "not_run": the status already says where it stopped
+    return [(i, m.message) for i, m in marks if m.mark == "broken" and m.broken != "not_run"]
 
 
 def write_reports(

@@ -1,23 +1,17 @@
 """Run one submitted notebook afresh, in a kernel of its own, within bounds.
 
-:func:`run_notebook` executes every cell of a notebook with nbclient in a
-new kernel process started from this Python, in a temporary folder that
-holds only a copy of the notebook: the kernel's working folder, ``HOME`` and
-temporary files are there, and it is deleted afterwards. The kernel gets a
-short list of harmless environment variables (:data:`KEPT_VARIABLES`), no
-key or token, and ``AGENTLAB_OFFLINE=1``. Errors in cells do not stop the
-run (later exercises are still checked). Three things do, each reported as
-a status with the cell it stopped at:
+:func:`run_notebook` executes every cell with nbclient in a new kernel
+process, in a temporary folder (working folder, ``HOME``, temporary files)
+that holds only a copy of the notebook and is deleted afterwards. The kernel
+gets a few harmless variables (:data:`KEPT_VARIABLES`), no key or token, and
+``AGENTLAB_OFFLINE=1``. Errors in cells do not stop the run; three things do,
+each a status with the cell it stopped at: ``timeout`` (the whole notebook has
+:data:`TIME_LIMIT_S` seconds), ``output_too_large`` (past
+:data:`MAX_OUTPUT_CHARS`), ``kernel_died`` (``os._exit``, a crash, out of
+memory: on Linux its address space is capped at :data:`MAX_MEMORY_BYTES`).
 
-- ``timeout`` — the whole notebook has :data:`TIME_LIMIT_S` seconds;
-- ``output_too_large`` — outputs past :data:`MAX_OUTPUT_CHARS` characters
-  are not kept, and the kernel is stopped;
-- ``kernel_died`` — the kernel exited (``os._exit``, a crash, out of memory:
-  on Linux its address space is capped at :data:`MAX_MEMORY_BYTES`).
-
-It does not decide what the outputs mean: :mod:`agentlab.ops.grade` reads them.
-It is not a security sandbox either: the kernel runs as the user who grades,
-and code that knows where to look can still read that user's files.
+It does not read the outputs (:mod:`.grade_marks` does), and it is no
+security sandbox: the kernel runs as the user who grades.
 """
 
 from __future__ import annotations
