@@ -7,6 +7,7 @@ benchmarks/deadline.py.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -156,9 +157,10 @@ def test_hung_isolated_tool_is_killed_and_its_process_is_gone(faults, tmp_path):
 
 
 def test_isolated_tools_that_finish_return_their_result(tmp_path):
-    from agentlab.course.faults import _HangIsolated
+    from agentlab.course.faults import sleep_for
 
-    quick = Tool("quick", "sleep briefly in a child", {}, _HangIsolated(0.0), isolated=True)
+    pause = functools.partial(sleep_for, 0.0)
+    quick = Tool("quick", "sleep briefly in a child", {}, pause, isolated=True)
     result = run(
         [call("quick"), say("好")], ToolRegistry([quick]), Budget(max_seconds=30), tmp_path
     )

@@ -1,15 +1,6 @@
-"""Model clients. Every one is a real ``openai.OpenAI``.
-
-- :mod:`agentlab.clients.script`: what a scripted model says and sees — the
-  turns (``Reply``, ``ToolCall``, ``HttpError``, ``Hang``, ``say``, ``call``)
-  and the ``Conversation`` a policy reads.
-- :mod:`agentlab.clients.wire`: the JSON and server-sent events a service
-  sends (``Chunking`` says how streamed replies are cut).
-- :mod:`agentlab.clients.scripted`: ``ScriptedClient``, answered in process.
-- :mod:`agentlab.clients.behaviours`: ready-made policies and ``scripted()``.
-- :mod:`agentlab.clients.real`: ``from_env()`` for an OpenAI-compatible service.
-- :mod:`agentlab.clients.recording`: ``recording(client, path)`` records a run
-  (no key in the file); ``ReplayClient(path)`` replays it keyless and offline.
+"""Model clients. Every one is a real ``openai.OpenAI``: scripted and answered
+in process (``script``, ``wire``, ``scripted``, ``behaviours``), configured for
+a real service (``real``), or recording and replaying one (``recording``).
 """
 
 from .behaviours import BEHAVIOURS, honest_analyst, never_stops, scripted, todo_clerk

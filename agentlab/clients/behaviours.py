@@ -52,14 +52,7 @@ def honest_analyst(conversation: Conversation) -> Turn:
             return say(tr("scripted.reply.which_csv"))
         return call("analyze_csv", relative_path=name)
     if result.get("status") != "ok":
-        err = result.get("error") or {}
-        return say(
-            tr(
-                "scripted.reply.analysis_failed",
-                code=err.get("code", "?"),
-                message=err.get("message", ""),
-            )
-        )
+        return say(tr("scripted.reply.analysis_failed", **_error_of(result)))
     return say(describe_sales(result["data"]))
 
 
@@ -185,16 +178,14 @@ def _after_listing(
 
 
 def _report_failure(last: Exchange) -> Turn:
-    error = (last.result or {}).get("error") or {}
-    return say(
-        tr(
-            "scripted.reply.failed",
-            tool=last.tool,
-            path=last.arguments.get("rel_path", ""),
-            code=error.get("code", "?"),
-            message=error.get("message", ""),
-        )
-    )
+    path = last.arguments.get("rel_path", "")
+    return say(tr("scripted.reply.failed", tool=last.tool, path=path, **_error_of(last.result)))
+
+
+def _error_of(result: dict | None) -> dict[str, str]:
+    """The ``code`` and ``message`` of a tool's error result, as a reply quotes them."""
+    error = (result or {}).get("error") or {}
+    return {"code": error.get("code", "?"), "message": error.get("message", "")}
 
 
 def sum_up(conversation: Conversation) -> Turn:

@@ -2,35 +2,18 @@
 
 :func:`from_env` builds an ``openai.OpenAI`` for any OpenAI-compatible
 service. The sets of variables it understands are data, the presets in
-``agentlab/data/presets.toml`` (each with the day it was checked against the
-provider's docs; ``agentlab doctor`` shows them); the first complete set
-wins, and the process environment wins over ``.env``:
+``agentlab/data/presets.toml`` (LLM_*, DashScope, DeepSeek, Ollama, each with
+the day it was checked against the provider's docs; ``agentlab doctor`` shows
+them). The first complete set wins; the process environment wins over a
+hosted notebook's secret store (Colab's ``google.colab.userdata``), which wins
+over ``.env``. A preset may add fields to every chat request (DeepSeek's
+``thinking`` switch): the client is then a :class:`PresetClient`.
 
-==========  ===================================================  =============================
-provider    variables                                            defaults
-==========  ===================================================  =============================
-LLM         ``LLM_API_KEY``, ``LLM_BASE_URL``, ``LLM_MODEL``      none: any compatible service
-DashScope   ``DASHSCOPE_API_KEY``, ``MODEL_BASE_URL``,            none (the URL is per region)
-            ``MODEL_NAME``
-DeepSeek    ``DEEPSEEK_API_KEY`` [``DEEPSEEK_BASE_URL``,           deepseek-v4-flash on DeepSeek's
-            ``DEEPSEEK_MODEL``]                                   API, thinking switched off
-Ollama      ``OLLAMA_MODEL`` [``OLLAMA_BASE_URL``]                 a local server, no key needed
-==========  ===================================================  =============================
-
-A preset may add fields to every chat request (DeepSeek's ``thinking`` switch):
-the client is then a :class:`PresetClient`, an ``openai.OpenAI`` that adds them.
-
-On a hosted notebook that keeps secrets in its own store (Colab's
-``google.colab.userdata``, the key icon in its sidebar) those are read too:
-the process environment wins over them, and they win over ``.env``.
-
-Anything missing or malformed raises :class:`ModelConfigError` with one
-readable line naming what to fix. That includes a proxy variable the HTTP
-library cannot use (``ALL_PROXY=socks4://...``, a typo): it is read when
-the client is built, and named (without its ``user:password@``). The key
-never appears in a message, a ``repr`` or a trace. When ``AGENTLAB_OFFLINE``
-is set (``make test`` sets it) real models are refused outright, so a
-student's ``.env`` can never change test results or spend money.
+Anything missing or malformed, including a proxy variable the HTTP library
+cannot use, raises :class:`ModelConfigError` with one readable line naming
+what to fix. The key never appears in a message, a ``repr`` or a trace. When
+``AGENTLAB_OFFLINE`` is set (``make test`` sets it) real models are refused
+outright, so a student's ``.env`` can never change test results or spend money.
 
 This module does not retry, stream or call anything: it only configures.
 """
@@ -38,6 +21,7 @@ This module does not retry, stream or call anything: it only configures.
 from __future__ import annotations
 
 import codecs
+import datetime
 import io
 import os
 import re
@@ -62,10 +46,10 @@ class Provider:
     """One preset: how the settings are named, and what it defaults to."""
 
     name: str
-    key_var: str | None
-    """``None``: the service needs no key (Ollama)."""
     url_var: str
     model_var: str
+    key_var: str | None = None
+    """``None``: the service needs no key (Ollama)."""
     default_url: str | None = None
     default_model: str | None = None
     request: dict[str, Any] = field(default_factory=dict)
@@ -93,22 +77,11 @@ def load_presets(text: str | None = None) -> list[Provider]:
         text = resources.files("agentlab").joinpath("data/presets.toml").read_text("utf-8")
     presets = []
     for entry in tomllib.loads(text)["preset"]:
-        retired_on = entry.get("retired_on")
-        presets.append(
-            Provider(
-                name=entry["name"],
-                key_var=entry.get("key_var"),
-                url_var=entry["url_var"],
-                model_var=entry["model_var"],
-                default_url=entry.get("base_url"),
-                default_model=entry.get("model"),
-                request=entry.get("request", {}),
-                retired=entry.get("retired", {}),
-                retired_on=str(retired_on) if retired_on else None,
-                checked=str(entry.get("checked", "")),
-                source=entry.get("source", ""),
-            )
-        )
+        # TOML reads 2026-07-24 as a date; a preset keeps it as that text.
+        fields = {k: str(v) if isinstance(v, datetime.date) else v for k, v in entry.items()}
+        fields["default_url"] = fields.pop("base_url", None)
+        fields["default_model"] = fields.pop("model", None)
+        presets.append(Provider(**fields))
     return presets
 
 
@@ -160,13 +133,9 @@ class ModelSettings:
 
 
 class PresetClient(OpenAI):
-    """An ``openai.OpenAI`` that adds a preset's fields to every chat request.
-
-    DeepSeek switches thinking with a request field, so the preset that names
-    DeepSeek says it on each request rather than leaving it to the model's
-    default. Fields the request sets itself win. Copies (``with_options``, a
-    recording client) keep the fields.
-    """
+    """An ``openai.OpenAI`` that adds a preset's fields to every chat request
+    (DeepSeek's ``thinking`` switch), unless the request sets them itself.
+    Copies (``with_options``, a recording client) keep the fields."""
 
     def __init__(self, *, request_fields: Mapping[str, Any], **options: Any) -> None:
         super().__init__(**options)

@@ -3,42 +3,21 @@
 ``recording(client, path)`` returns a copy of ``client`` whose HTTP transport
 writes every exchange to ``path`` as it happens: each request's method, path
 and JSON body; each response's status, a few headers and its bytes. Nothing
-that authenticates is kept: request headers are never written (the key
-travels in ``Authorization``), nor is the query string, and the key is
-blanked out (``***``) wherever a body happens to hold it (a 401 may echo it),
-also escaped for JSON or a URL. The key is the one each request sends, so a
-key given as a function is found too. A reply that is not text (compressed
-although asked not to be) is kept byte for byte, unless it or what it
-inflates to holds the key: then only its size is written. Keys under 8
-characters are not blanked (they would blank ordinary words); of a real key
-(16 characters or more) any 12 in a row are (``failures.without_secret``).
-
-A recording never holds the key in any form a reader decodes, which takes
-three looks at each reply (``Recorder.scrub_reply``): the text as written;
-the text with JSON's escapes undone (a service may write ``-`` as
-``\\u002d``), where a hit makes each JSON value of the reply (the body, or
-each ``data:`` line of a stream) be written anew from its blanked strings —
-the only case where the file's bytes differ from the service's beyond the
-key; and a stream's deltas joined as a reader joins them (content,
-reasoning, tool-call arguments ...). A key cut across chunks cannot be
-blanked in any one chunk, so that reply is not kept at all: the file holds,
-in its place, an HTTP 400 whose message says so, and a replay ends there
-with ``model_error`` showing that message. Simple and airtight; such a
-reply only comes from a service (or a model) that echoes the key.
+that authenticates is kept: no request header (the key travels in
+``Authorization``), no query string, and the key each request sent is blanked
+out (``***``) wherever a reader of a reply could still find it
+(:meth:`Recorder.scrub_reply`). A reply that cannot be blanked in place is
+not kept: the file holds an HTTP 400 saying so, and a replay ends there.
 
 ``ReplayClient(path)`` is an ``openai.OpenAI`` answered in process, like the
 scripted client (an ``httpx2.MockTransport``), with the recorded bytes,
-request by request: no key, no network, byte-identical replies. Each request
-is compared with the recorded one; where they differ, a :class:`Divergence`
-says which request and what differs (``client.divergences``; its
-``message`` is Chinese by default). The replay then goes on with the
-recorded reply: a recording is a demo, and a changed prompt should not stop a
-class. ``strict=True`` (for CI) answers a diverging request with HTTP 400
-instead, whose message is the divergence, so the run ends ``model_error``
-saying what changed. A request whose ``stream`` flag differs is refused
-either way: the recorded bytes could not be read as the other kind of reply.
-A recording made by hand may leave a request body out (``null``): that
-request is then answered without being compared.
+request by request: no key, no network. Each request is compared with the
+recorded one; a :class:`Divergence` says which request and what differs
+(``client.divergences``), and the replay goes on with the recorded reply (a
+changed prompt should not stop a class). ``strict=True`` (for CI) answers a
+diverging request with HTTP 400 instead, so the run ends ``model_error``
+saying what changed. A request whose ``stream`` flag differs is refused either
+way; a request body left out of the file (``null``) is not compared.
 
 The file (``agentlab-recording/1``, UTF-8 JSON)::
 
@@ -304,27 +283,25 @@ def _json_or_text(content: bytes) -> Any:
 
 
 JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.DOTALL)
-JSON_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}
 
 
 def _unescape(match: re.Match[str]) -> str:
-    """One JSON escape (``\\u002d``, ``\\n``, ``\\/``) as the character it stands for."""
-    code = match.group(1)
-    if code.startswith("u") and len(code) == 5:
-        return chr(int(code[1:], 16))
-    return JSON_SIMPLE_ESCAPES.get(code, code)
+    """One JSON escape (``\\u002d``, ``\\n``, ``\\/``) as the character it stands for;
+    one JSON does not know, as the character after the backslash."""
+    try:
+        return json.loads(f'"{match.group(0)}"')
+    except ValueError:
+        return match.group(1)
 
 
-def _stream_payloads(text: str) -> list[Any]:
-    """The JSON value of each ``data:`` line of a stream (none for a plain reply)."""
-    found = []
-    for line in text.splitlines():
+def _data_lines(lines: list[str]) -> Iterator[tuple[int, Any]]:
+    """(line number, JSON value) of each ``data:`` line of a stream (none for a plain reply)."""
+    for number, line in enumerate(lines):
         if line.startswith("data:"):
             try:
-                found.append(json.loads(line[len("data:") :]))
+                yield number, json.loads(line[len("data:") :])
             except (ValueError, RecursionError):  # [DONE], a line cut short, or too deep
                 continue
-    return found
 
 
 def _joined_deltas(text: str) -> list[str]:
@@ -345,7 +322,7 @@ def _joined_deltas(text: str) -> list[str]:
                 index = item.get("index") if isinstance(item, dict) else None
                 walk(item, (*where, index if isinstance(index, int) else position))
 
-    for payload in _stream_payloads(text):
+    for _, payload in _data_lines(text.splitlines()):
         walk(payload, ())
     return list(joined.values())
 
@@ -358,14 +335,8 @@ def _rewritten(text: str, clean: Any) -> str:
     except (ValueError, RecursionError):
         pass
     lines = text.split("\n")
-    for number, line in enumerate(lines):
-        if not line.startswith("data:"):
-            continue
-        try:
-            value = json.loads(line[len("data:") :])
-        except (ValueError, RecursionError):
-            continue
-        end = "\r" if line.endswith("\r") else ""
+    for number, value in list(_data_lines(lines)):
+        end = "\r" if lines[number].endswith("\r") else ""
         lines[number] = "data: " + json.dumps(clean(value), ensure_ascii=False) + end
     return "\n".join(lines)
 
@@ -412,23 +383,16 @@ def _from_first_change(recorded: str, replayed: str) -> tuple[str, str]:
 def first_difference(recorded: Any, replayed: Any, where: str = "") -> tuple[str, Any, Any] | None:
     """The first place two JSON values differ: ``(path, recorded, replayed)``, or ``None``."""
     if isinstance(recorded, dict) and isinstance(replayed, dict):
-        keys = list(recorded) + [k for k in replayed if k not in recorded]
-        pairs = [(recorded.get(k, _ABSENT), replayed.get(k, _ABSENT), f"{where}.{k}") for k in keys]
+        place = "{where}.{key}"
     elif isinstance(recorded, list) and isinstance(replayed, list):
-        longest = max(len(recorded), len(replayed))
-        pairs = [
-            (
-                recorded[i] if i < len(recorded) else _ABSENT,
-                replayed[i] if i < len(replayed) else _ABSENT,
-                f"{where}[{i}]",
-            )
-            for i in range(longest)
-        ]
+        place = "{where}[{key}]"
+        recorded, replayed = dict(enumerate(recorded)), dict(enumerate(replayed))
     else:
         same = type(recorded) is type(replayed) and recorded == replayed
         return None if same else (where.lstrip(".") or "$", recorded, replayed)
-    for a, b, place in pairs:
-        found = first_difference(a, b, place)
+    for key in list(recorded) + [k for k in replayed if k not in recorded]:
+        a, b = recorded.get(key, _ABSENT), replayed.get(key, _ABSENT)
+        found = first_difference(a, b, place.format(where=where, key=key))
         if found:
             return found
     return None
@@ -448,15 +412,12 @@ def load_recording(source: str | Path | dict[str, Any]) -> dict[str, Any]:
     else:
         try:
             document = json.loads(Path(source).read_text(encoding="utf-8"))
-        except RecursionError:  # "[[[[…" nested deeper than Python's JSON reader follows
-            why = tr("provider.json_too_deep")
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            # RecursionError: "[[[[…" nested deeper than Python's JSON reader follows
+            why = tr("provider.json_too_deep") if isinstance(exc, RecursionError) else reason(exc)
             raise RecordingError(tr("replay.bad_file", path=str(source), reason=why)) from None
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            why = reason(exc)
-            raise RecordingError(tr("replay.bad_file", path=str(source), reason=why)) from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise RecordingError(tr("replay.not_a_recording", path=str(source), format=FORMAT))
-    if not isinstance(document.get("exchanges"), list):
+    usable = isinstance(document, dict) and document.get("format") == FORMAT
+    if not usable or not isinstance(document.get("exchanges"), list):
         raise RecordingError(tr("replay.not_a_recording", path=str(source), format=FORMAT))
     return document
 
@@ -482,19 +443,18 @@ def corpus_recording(name: str, answer: str | None = None) -> dict[str, Any]:
         raise RecordingError(tr("replay.no_transcript", name=name)) from None
     recorded = transcript["response"]
     streamed = "sse" in recorded
-    first = {"status": recorded["status"], "headers": {"content-type": "text/event-stream"}}
-    if streamed:
-        first["text"] = recorded["sse"]
-    else:
-        first["headers"] = {"content-type": "application/json"}
-        first["text"] = json.dumps(recorded["body"], ensure_ascii=False)
-    exchanges = [{"request": {"body": None}, "response": first}]
+    kind = "text/event-stream" if streamed else "application/json"
+
+    def answered(status: int, text: str) -> dict[str, Any]:
+        response = {"status": status, "headers": {"content-type": kind}, "text": text}
+        return {"request": {"body": None}, "response": response}
+
+    text = recorded["sse"] if streamed else json.dumps(recorded["body"], ensure_ascii=False)
+    exchanges = [answered(recorded["status"], text)]
     if answer is not None:
         body = completion_body(Reply(content=answer), 2, transcript["model"], 0)
         text = sse(stream_chunks(body, Chunking(), True)).decode() if streamed else json.dumps(body)
-        kind = "text/event-stream" if streamed else "application/json"
-        second = {"status": 200, "headers": {"content-type": kind}, "text": text}
-        exchanges.append({"request": {"body": None}, "response": second})
+        exchanges.append(answered(200, text))
     return {
         "format": FORMAT,
         "provider": transcript["provider"],
@@ -540,23 +500,16 @@ class Replayer:
             content = base64.b64decode(response["base64"])
         else:
             content = str(response.get("text", "")).encode("utf-8")
-        headers = response.get("headers") or {}
         if response.get("broken"):
-            return httpx2.Response(
-                response.get("status", 200), headers=headers, stream=_Broken(content)
-            )
+            content = _then_broken(content)
+        headers = response.get("headers") or {}
         return httpx2.Response(response.get("status", 200), headers=headers, content=content)
 
 
-class _Broken(httpx2.SyncByteStream):
+def _then_broken(content: bytes) -> Iterator[bytes]:
     """The recorded bytes, then the same failure the connection had."""
-
-    def __init__(self, content: bytes) -> None:
-        self.content = content
-
-    def __iter__(self) -> Iterator[bytes]:
-        yield self.content
-        raise httpx2.ReadError("the recorded connection broke here")
+    yield content
+    raise httpx2.ReadError("the recorded connection broke here")
 
 
 def _streamed(body: Any) -> bool:

@@ -2,18 +2,11 @@
 
 A *script* is either a list of turns played in order, or a *policy*: a
 function of the :class:`Conversation` so far that returns the next turn (like
-pydantic-ai's ``FunctionModel``). Policies read what the tools returned, so
-their answers follow the data.
-
-The turns:
-
-- :class:`Reply` — text, tool calls, or both (``say("…")``, ``call("tool", x=1)``);
-- :class:`HttpError` — the service answers with an HTTP error instead;
-- :class:`Hang` — the service goes quiet for a while, then answers.
-
-This module only describes turns and conversations. Turning a turn into the
-JSON or SSE a real service would send is ``wire.py``'s job; answering
-requests is ``scripted.py``'s.
+pydantic-ai's ``FunctionModel``), so its answers follow what the tools
+returned. A turn is a :class:`Reply` (text, tool calls or both: ``say("…")``,
+``call("tool", x=1)``), an :class:`HttpError`, or a :class:`Hang` (the service
+goes quiet, then answers). Sending a turn as JSON or SSE is ``wire.py``'s job;
+answering requests is ``scripted.py``'s.
 """
 
 from __future__ import annotations

@@ -1,22 +1,16 @@
 """Scripted model clients: real ``openai.OpenAI`` objects answered in process.
 
-A :class:`ScriptedClient` *is* an ``openai.OpenAI``. Its HTTP client uses an
-in-process ``MockTransport`` (from ``httpx2``, the HTTP library the openai SDK
-is built on), so the SDK builds every request and parses every reply exactly
-as it would with a real service. No key, no network, same loop code.
+A :class:`ScriptedClient` *is* an ``openai.OpenAI`` whose HTTP client uses an
+in-process ``httpx2.MockTransport``, so the SDK builds every request and parses
+every reply exactly as it would with a real service: no key, no network, same
+loop code. Behind the transport a :class:`ScriptedService` keeps each request
+(``client.requests``: the messages, tools and ``tool_choice`` the model was
+given), asks the script (``script.py``) for the next turn and answers in the
+service's wire format (``wire.py``): JSON, or server-sent events for ``stream:
+true``. Copies (``with_options``, ``copy``) share the script and the requests.
 
-Behind the transport sits a :class:`ScriptedService`: it records each
-request, asks the script (``script.py``) for the next turn and answers in
-the service's wire format (``wire.py``) — JSON, or server-sent events when
-the request says ``stream: true``, which the SDK's own SSE parser reads.
-
-Every request is kept in ``client.requests`` (messages, tools and tool_choice as
-the model saw them), so tests and notebooks can show what the model was given.
-``client.with_options(...)`` and ``client.copy()`` give clients answered by
-the same script, recording into the same list.
-
-This module does not decide anything itself: the behaviours (an honest
-analyst, a model that never stops, ...) live in ``behaviours.py``.
+The behaviours (an honest analyst, a model that never stops ...) live in
+``behaviours.py``; this module decides nothing itself.
 """
 
 from __future__ import annotations

@@ -1,20 +1,13 @@
 """The wire format of a chat-completions service, for fake services.
 
 Given a scripted :class:`~agentlab.clients.script.Reply`, this module builds
-exactly what an OpenAI-compatible service sends back:
-
-- :func:`completion_body`: the JSON of a non-streamed ``chat.completion``;
-- :func:`stream_chunks` + :func:`sse`: the ``chat.completion.chunk`` objects of
-  a streamed reply, cut up as :class:`Chunking` says, as server-sent events;
-- :func:`usage_block`: a ``usage`` block from :func:`estimate_tokens`, for a
-  prompt sized by :func:`prompt_tokens` (the reference: encode the messages
-  and tools) or :func:`prompt_tokens_sent` (the same number read off the
-  bytes the SDK sent, which the scripted service uses);
-- :func:`error_body`: the JSON of an HTTP error.
-
-The scripted client and the test suite's loopback fault server both use it,
-so replies look the same whether they travel in process or over a socket.
-It does not decide what to say (that is the script) nor answer requests.
+what an OpenAI-compatible service sends back: the JSON of a ``chat.completion``
+(:func:`completion_body`), the chunks of a streamed reply cut as
+:class:`Chunking` says, as server-sent events (:func:`stream_chunks`,
+:func:`sse`), an estimated ``usage`` block and an HTTP error's body. The
+scripted client and the test suite's loopback fault server both use it, so
+replies look the same in process and over a socket. It does not decide what
+to say (that is the script) nor answer requests.
 """
 
 from __future__ import annotations
@@ -85,25 +78,16 @@ def stream_chunks(
     """The ``chat.completion.chunk`` objects that stream ``completion``."""
     message = completion["choices"][0]["message"]
     deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
-    text = message.get("content") or ""
-    for start in range(0, len(text), chunking.text_size):
-        deltas.append({"content": text[start : start + chunking.text_size]})
+    deltas += [{"content": part} for part in _cut(message.get("content"), chunking.text_size)]
 
     per_call = []
     for i, tc in enumerate(message.get("tool_calls") or []):
         index = 0 if chunking.same_index else i
         head = {"index": index, "id": tc["id"], "type": "function"}
         head["function"] = {"name": tc["function"]["name"], "arguments": ""}
-        pieces = [head]
-        args = tc["function"]["arguments"]
-        for start in range(0, len(args), chunking.argument_size):
-            piece: dict[str, Any] = {
-                "function": {"arguments": args[start : start + chunking.argument_size]}
-            }
-            if not chunking.missing_index:
-                piece["index"] = index
-            pieces.append(piece)
-        per_call.append(pieces)
+        where = {} if chunking.missing_index else {"index": index}
+        parts = _cut(tc["function"]["arguments"], chunking.argument_size)
+        per_call.append([head] + [{"function": {"arguments": part}} | where for part in parts])
     sequential = chunking.missing_index or chunking.same_index or not chunking.interleave
     if sequential:
         fragments = [p for pieces in per_call for p in pieces]
@@ -122,6 +106,12 @@ def stream_chunks(
     if include_usage:
         chunks.append({**base, "choices": [], "usage": completion["usage"]})
     return chunks
+
+
+def _cut(text: str | None, size: int) -> list[str]:
+    """``text`` in pieces of ``size`` characters (the last may be shorter)."""
+    text = text or ""
+    return [text[start : start + size] for start in range(0, len(text), size)]
 
 
 def sse(chunks: list[dict[str, Any]]) -> bytes:

@@ -1,34 +1,24 @@
 """A run at a glance, as HTML: for Jupyter (``run_html``) and for a trace file (``trace_html``).
 
-One renderer, two sources. A :class:`~agentlab.loop.result.RunResult` and a run
-trace are first turned into the same :class:`~agentlab.course.run_view.RunView`
-(see ``run_view.py``). This module works out what the page shows from it (badges,
-counts, timeline bars, tool results laid out as JSON, the table of events); the
-Jinja2 templates in ``templates/`` lay that out, the same for a run and its trace.
-
-What the page shows: badges for run status, outcome and stop reason (colour
-from :mod:`agentlab.course.palette` *and* the code in words), the counts, the task;
-then step by step the model's text, each tool call with its arguments and
-result (status, error code, truncation, where the full output went), calls a
-guard refused or never ran, completion checks and warnings where they
-happened; the end of the run; a phase timeline against the deadline.
+A ``RunResult`` and a run trace are first turned into the same
+:class:`~agentlab.course.run_view.RunView`. This module works out what the page
+shows from it (badges, counts, timeline bars, tool results laid out as JSON,
+the table of events); the Jinja2 templates in ``templates/`` lay that out.
+Codes (``stop_reason``, ``outcome``, error ``code``) are shown as they are,
+with their meaning in words (:func:`agentlab.i18n.tr`) and a colour from
+:mod:`agentlab.course.palette`.
 
 Deliberately:
 
-- no JavaScript: folding uses ``<details>``; the page reads the same offline;
-- every style sits under the ``al-run`` class (``templates/run.css``), so
-  nothing restyles JupyterLab;
-- no ids, no wall-clock timestamps: the same run gives the same HTML. What
-  does vary (time spent) is written only as ``≈12ms`` labels and
-  ``--x:`` / ``--w:`` percentages, forms the notebooks' nbval sanitizer masks;
-- every text that came from a model, a tool or a file is escaped: the
-  templates are rendered with autoescape on, and the only thing marked safe is
-  the course's own stylesheet.
+- no JavaScript: folding uses ``<details>``, so the page reads the same offline;
+- every style sits under the ``al-run`` class, so nothing restyles JupyterLab;
+- no ids, no wall-clock timestamps: the same run gives the same HTML. Time
+  spent is written only as ``≈12ms`` labels and ``--x:`` / ``--w:``
+  percentages, forms the notebooks' nbval sanitizer masks;
+- autoescape: every text from a model, a tool or a file is escaped; only the
+  course's own stylesheet is marked safe.
 
-Labels go through :func:`agentlab.i18n.tr` (Chinese by default); the codes
-(``stop_reason``, ``outcome``, error ``code``) are shown as they are.
-This module draws; it never runs anything and reads no file but its templates
-(``run_view.events_of`` reads the trace of a result that has no ``events``).
+This module draws; it runs nothing and reads no file but its templates.
 """
 
 from __future__ import annotations
@@ -101,23 +91,16 @@ GUARD_NOTES = {
     "TOO_MANY_CALLS": "display.guard.TOO_MANY_CALLS",
     "NOT_RUN": "display.guard.NOT_RUN",
 }
-# What a guard or a check decided; every other code means what the course's
-# glossary says (term.<code>).
-STATUS_WORDS = {
-    "refused": "display.status.refused",
-    "not_run": "display.status.not_run",
-    "done": "display.status.done",
-    "not_done": "display.status.not_done",
-    "timeout": "display.status.timeout",
-}
 
 
 def meaning(code: str | None) -> str:
-    """What a code means, in words (empty for a code the catalog does not know)."""
-    if code in STATUS_WORDS:
-        return tr(STATUS_WORDS[code])
-    key = f"term.{code}"
-    return tr(key) if key in CATALOG else ""
+    """What a code means, in words: what a guard or a check decided
+    (``display.status.<code>``), else what the course's glossary says
+    (``term.<code>``); empty for a code the catalog does not know."""
+    for key in (f"display.status.{code}", f"term.{code}"):
+        if key in CATALOG:
+            return tr(key)
+    return ""
 
 
 def ms(seconds: Any) -> str:

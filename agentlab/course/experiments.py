@@ -3,9 +3,8 @@
 A cap in single digits cuts off honest multi-step tasks; a cap in the
 hundreds lets a runaway loop burn for a long time. Instead of guessing, run
 a population of scripted tasks through the **real** ``run_agent`` at many
-caps and look at what happens.
-
-:func:`make_population` draws a seeded population of :class:`TaskProfile`:
+caps and look at what happens. :func:`make_population` draws a seeded
+population of :class:`TaskProfile`:
 
 =============  ================================================  ======================
 kind           what the scripted model does                      at a large cap
@@ -19,19 +18,14 @@ kind           what the scripted model does                      at a large cap
 
 k, the tool steps an honest task needs, is drawn from 1..15 with weight
 ``16 - k`` (short tasks are common, long ones rare: P(k=1) = 15/120,
-P(k=15) = 1/120). The same seed always gives the same population.
+P(k=15) = 1/120).
 
-:func:`sweep` returns a tidy DataFrame, one row per (profile, cap);
-:func:`summarize` derives per-cap measures: completion rate of the tasks
-that could complete, steps wasted on runs that ended ``budget_exhausted``,
-tokens per completed task. Charts for these live in ``report.py``.
-:func:`smallest_cap` reads the smallest cap that reaches a completion-rate
-target off such a summary; :func:`bootstrap_caps` and :func:`cap_interval`
-say how much that answer would move with another sample of tasks.
-
-It does not draw (``report.py``, ``explorer.py``) and adds nothing to the
-loop: every run is a plain ``run_agent`` call with a scripted client and
-``trace_dir=False``.
+:func:`sweep` runs every (profile, cap) pair, :func:`summarize` derives the
+per-cap measures, :func:`smallest_cap` reads off the smallest cap that reaches
+a completion-rate target, and :func:`bootstrap_caps` says how much that answer
+would move with another sample of tasks. It draws nothing (``report.py``,
+``explorer.py``) and adds nothing to the loop: every run is a plain
+``run_agent`` call with a scripted client and ``trace_dir=False``.
 """
 
 from __future__ import annotations

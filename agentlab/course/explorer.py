@@ -1,25 +1,17 @@
 """A cap explorer that needs no kernel: a slider over ``max_steps`` in one chart.
 
-Chapter 05 sweeps a population of tasks over many step caps. :func:`cap_explorer`
-turns that precomputed sweep into one Vega-Lite chart (built with altair):
-move the slider and the chart redraws, in the browser,
+:func:`cap_explorer` turns a precomputed sweep (chapter 05) into one Vega-Lite
+chart, built with altair: moving the slider redraws, in the browser, the
+outcome mix at the chosen cap and, across all caps, the completion rate and
+the steps wasted on exhausted runs. The data travels inside the chart (a few
+rows per cap, :func:`~agentlab.course.experiments.summarize`'s figures), so it
+works on a static page or with the kernel stopped; its JSON is the same on
+every run (fixed parameter and view names), so nbval can compare it.
 
-- the outcome mix at the chosen cap (share of runs per outcome), and
-- the completion rate and the steps wasted on exhausted runs across all
-  caps, with a rule and the two figures at the chosen cap.
-
-All the data the slider can reach travels inside the chart as a small
-table (a few rows per cap, the figures of :func:`~agentlab.course.experiments.summarize`),
-so the chart works on a static page, after a reload, or with the kernel
-stopped. Its JSON is the same on every run (explicit parameter and view
-names, no counters), so nbval can compare it.
-
-The chart is shown as ``application/vnd.vegalite.v5+json``, which JupyterLab
-renders with its built-in Vega renderer, without loading anything from the
-network; altair's own default HTML output would fetch Vega from a CDN.
-
-What this module does not do: run sweeps (``experiments.py``) or draw the
-PNG charts kept for print (``report.py``).
+It is shown as ``application/vnd.vegalite.v5+json``, which JupyterLab renders
+with its built-in Vega renderer; altair's default HTML would fetch Vega from a
+CDN. This module neither runs sweeps (``experiments.py``) nor draws the PNG
+charts kept for print (``report.py``).
 """
 
 from __future__ import annotations
@@ -51,21 +43,13 @@ class ExplorerChart(alt.HConcatChart):
         return {VEGALITE_MIMETYPE: self.to_dict(), "text/plain": tr("explorer.text")}
 
 
-def explorer_data(
-    results: pd.DataFrame, summary: pd.DataFrame | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The two small tables the chart carries: outcome mix per cap, and the curves.
-
-    ``mix``: one row per (cap, outcome) with ``share`` and ``runs``;
-    ``curve``: one row per cap with ``completion_rate`` and ``wasted_steps``.
-    Both are :func:`~agentlab.course.experiments.summarize`'s figures.
-    """
-    if summary is None:
-        if results is None or len(results) == 0:
-            raise ValueError(tr("explorer.empty"))
-        summary = summarize(results)
-    if len(summary) == 0:
+def explorer_data(results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The two small tables the chart carries, from a sweep's :func:`summarize`:
+    ``mix``, one row per (cap, outcome) with ``share`` and ``runs``; ``curve``,
+    one row per cap with ``completion_rate`` and ``wasted_steps``."""
+    if len(results) == 0:
         raise ValueError(tr("explorer.empty"))
+    summary = summarize(results)
     mix = []
     for row in summary.itertuples(index=False):
         for outcome in OUTCOME_COLOURS:
@@ -89,19 +73,14 @@ def explorer_data(
     return pd.DataFrame(mix), curve.reset_index(drop=True)
 
 
-def cap_explorer(
-    results: pd.DataFrame | None,
-    summary: pd.DataFrame | None = None,
-    initial_cap: int | None = None,
-) -> ExplorerChart:
-    """A chart with a ``max_steps`` slider over a sweep's caps (see the module docstring).
+def cap_explorer(results: pd.DataFrame, initial_cap: int | None = None) -> ExplorerChart:
+    """A chart with a ``max_steps`` slider over the caps of a sweep (``results``).
 
-    ``results`` is :func:`~agentlab.course.experiments.sweep`'s table (``summary``,
-    if given, is used as it is). The slider starts at ``initial_cap``, by
-    default the smallest cap that completes 95% of the tasks that can complete
-    (the largest cap of the sweep when none does).
+    The slider starts at ``initial_cap``, by default the smallest cap that
+    completes 95% of the tasks that can complete (the largest cap of the sweep
+    when none does).
     """
-    mix, curve = explorer_data(results, summary)
+    mix, curve = explorer_data(results)
     caps = curve["cap"].tolist()
     if initial_cap is None:
         initial_cap = smallest_cap(curve) or caps[-1]

@@ -27,6 +27,7 @@ Nothing here is used by the loop itself.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import threading
@@ -122,23 +123,13 @@ def fault_tools(hang_seconds: float = 30.0) -> tuple[ToolRegistry, HangingTool]:
                 "hang_isolated",
                 tr("faults.describe.hang_isolated"),
                 no_args,
-                _HangIsolated(hang_seconds),
+                # partial, not a lambda: an isolated call is pickled to reach its child
+                functools.partial(sleep_for, hang_seconds),
                 isolated=True,
             ),
         ]
     )
     return registry, hanging
-
-
-@dataclass(frozen=True)
-class _HangIsolated:
-    """Picklable stand-in for ``sleep_for(seconds)``: every isolated call is pickled
-    to reach its child (fork server or spawn), and a lambda cannot be."""
-
-    seconds: float
-
-    def __call__(self) -> ToolResult:
-        return sleep_for(self.seconds)
 
 
 def keeps_calling(

@@ -1,18 +1,13 @@
 """The course's one colour palette: outcomes, phases and statuses.
 
-Colours come from the Okabe–Ito palette, chosen so that readers with the
-common forms of colour blindness can still tell them apart (the old
-green/red pair could not be). Colour is never the only signal: every outcome
-also has a matplotlib ``marker``, a ``hatch`` and a text ``symbol`` (the same
-shape as the marker), and every badge that uses these colours also says the
-code in words.
+Colours come from the Okabe–Ito palette, which readers with the common forms
+of colour blindness can tell apart. Colour is never the only signal: every
+outcome also has a matplotlib ``marker``, a ``hatch`` and a text ``symbol``,
+and every badge also says its code in words. ``INK`` gives the text colour
+readable on each colour (WCAG contrast of at least 4.5 : 1).
 
-``INK`` gives, for each colour, the text colour that stays readable on it
-(WCAG contrast of at least 4.5 : 1).
-
-This module only holds values (and :func:`outcome_label`, the words every
-legend shows): it imports neither matplotlib nor pandas, so the HTML display
-can use it without loading them. It draws nothing.
+Values only (and :func:`outcome_label`): no matplotlib, no pandas, so the HTML
+display can use it without loading them.
 """
 
 from __future__ import annotations
@@ -31,64 +26,38 @@ GREY = "#999999"
 BLACK = "#000000"
 WHITE = "#FFFFFF"
 
-OUTCOME_COLORS = {
-    "completed": BLUISH_GREEN,
-    "tool_error": ORANGE,
-    "budget_exhausted": VERMILLION,
-    "model_error": REDDISH_PURPLE,
-    "invalid_task": GREY,
+# Per outcome: its colour, a matplotlib marker and hatch (the shape tells what the
+# colour tells), and the marker's shape as a character, for text and HTML.
+OUTCOME_STYLES = {
+    "completed": (BLUISH_GREEN, "o", "", "●"),
+    "tool_error": (ORANGE, "^", "//", "▲"),
+    "budget_exhausted": (VERMILLION, "s", "xx", "■"),
+    "model_error": (REDDISH_PURPLE, "D", "..", "◆"),
+    "invalid_task": (GREY, "X", "--", "✕"),
 }
-# matplotlib marker and hatch per outcome: the shape tells what the colour tells.
-OUTCOME_MARKERS = {
-    "completed": "o",
-    "tool_error": "^",
-    "budget_exhausted": "s",
-    "model_error": "D",
-    "invalid_task": "X",
-}
-OUTCOME_HATCHES = {
-    "completed": "",
-    "tool_error": "//",
-    "budget_exhausted": "xx",
-    "model_error": "..",
-    "invalid_task": "--",
-}
-# The marker's shape as a character, for text and HTML.
-OUTCOME_SYMBOLS = {
-    "completed": "●",
-    "tool_error": "▲",
-    "budget_exhausted": "■",
-    "model_error": "◆",
-    "invalid_task": "✕",
-}
+OUTCOME_COLORS = {outcome: style[0] for outcome, style in OUTCOME_STYLES.items()}
+OUTCOME_MARKERS = {outcome: style[1] for outcome, style in OUTCOME_STYLES.items()}
+OUTCOME_HATCHES = {outcome: style[2] for outcome, style in OUTCOME_STYLES.items()}
+OUTCOME_SYMBOLS = {outcome: style[3] for outcome, style in OUTCOME_STYLES.items()}
 
 PHASE_COLORS = {"decide": BLUE, "tool": ORANGE, "complete": REDDISH_PURPLE}
 PHASE_HATCHES = {"decide": "", "tool": "//", "complete": ".."}
 
 # Run status (completed/failed), tool status (ok/error), and what a guard or
 # the completion check decided about a call or an answer.
-STATUS_COLORS = {
-    "completed": BLUISH_GREEN,
-    "failed": VERMILLION,
-    "ok": BLUISH_GREEN,
-    "error": VERMILLION,
-    "refused": REDDISH_PURPLE,
-    "not_run": GREY,
-    "done": BLUISH_GREEN,
-    "not_done": ORANGE,
-    "timeout": VERMILLION,
+STATUS_STYLES = {  # colour and symbol
+    "completed": (BLUISH_GREEN, "✓"),
+    "failed": (VERMILLION, "✗"),
+    "ok": (BLUISH_GREEN, "✓"),
+    "error": (VERMILLION, "✗"),
+    "refused": (REDDISH_PURPLE, "⊘"),
+    "not_run": (GREY, "–"),
+    "done": (BLUISH_GREEN, "✓"),
+    "not_done": (ORANGE, "…"),
+    "timeout": (VERMILLION, "◷"),
 }
-STATUS_SYMBOLS = {
-    "completed": "✓",
-    "failed": "✗",
-    "ok": "✓",
-    "error": "✗",
-    "refused": "⊘",
-    "not_run": "–",
-    "done": "✓",
-    "not_done": "…",
-    "timeout": "◷",
-}
+STATUS_COLORS = {status: style[0] for status, style in STATUS_STYLES.items()}
+STATUS_SYMBOLS = {status: style[1] for status, style in STATUS_STYLES.items()}
 
 NEUTRAL = "#5B6770"  # stop reasons and other codes that are not good or bad in themselves
 

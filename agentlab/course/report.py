@@ -1,21 +1,15 @@
 """Tables and charts over many runs: how did each run end, and after how many steps?
 
-- :func:`outcome_table` puts runs side by side in a pandas DataFrame, one
-  row per scenario, with the course's words as column names;
-- :func:`style_outcomes` colours that table by outcome for reading;
-- :func:`plot_steps_by_outcome` charts steps used per run, coloured by
-  outcome, with the step cap drawn;
-- :func:`plot_phase_timeline` shows where a run's time went, phase by phase;
-- :func:`plot_history_growth` shows how the history a request carries grows;
-- for sweeps over caps (chapter 05): :func:`plot_outcome_share`,
-  :func:`plot_steps_at_cap` and :func:`plot_cap_tradeoff`.
+:func:`outcome_table` puts runs side by side in a pandas DataFrame (one row per
+scenario) and :func:`style_outcomes` colours it by outcome; the ``plot_*``
+functions chart steps by outcome, where a run's time went phase by phase, how
+the history a request carries grows, and, for sweeps over caps (chapter 05),
+outcome shares, steps at one cap and the cap trade-off.
 
-Colours come from ``palette.py`` (Okabe–Ito, safe for colour-blind readers),
-and colour is never the only signal: outcomes also have a marker and a
-hatch, tables a symbol. Charts use a CJK font shipped by the ``mplfonts``
-package, registered with matplotlib on first use, so Chinese labels render
-on a fresh machine without system fonts. This module reads results; it
-never runs the loop.
+Colours come from ``palette.py``, never as the only signal (outcomes also have
+a marker and a hatch, tables a symbol). Charts use the CJK font shipped by the
+``mplfonts`` package, so Chinese labels render on a fresh machine. This module
+reads results; it never runs the loop.
 """
 
 from __future__ import annotations
@@ -129,6 +123,13 @@ def _outcome_patches(outcomes: list[str]) -> dict[str, Patch]:
     }
 
 
+def _figure(width: float, height: float) -> tuple[Figure, Any]:
+    """A figure with one set of axes, its labels in the CJK font."""
+    use_chinese_font()
+    fig = Figure(figsize=(width, height), layout="constrained")
+    return fig, fig.subplots()
+
+
 def _finish(fig: Figure, save_to: str | Path | None) -> Figure:
     """Save the figure as PNG when asked; return it for display."""
     if save_to:
@@ -202,8 +203,7 @@ def style_outcomes(table: pd.DataFrame):
         styled = styled.map(colour, subset=["outcome"]).format(symbol, subset=["outcome"])
     if "answer" in table.columns:
         styled = styled.set_properties(subset=["answer"], **{"text-align": "left"})
-    labels = {c: tr(k) for c, k in COLUMN_KEYS.items() if c in table.columns}
-    return styled.relabel_index([labels.get(c, c) for c in table.columns], axis="columns")
+    return styled.relabel_index(list(readable(table).columns), axis="columns")
 
 
 def plot_steps_by_outcome(
@@ -221,10 +221,8 @@ def plot_steps_by_outcome(
     steps = [runs[n].steps for n in names]
     outcomes = [runs[n].outcome for n in names]
     top = max(steps + [cap or 0]) + 1.5
-    use_chinese_font()
     horizontal = len(names) > 5
-    fig = Figure(figsize=(8, 0.42 * len(names) + 1.4 if horizontal else 3.6), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = _figure(8, 0.42 * len(names) + 1.4 if horizontal else 3.6)
     style = {
         "color": [OUTCOME_COLORS[o] for o in outcomes],
         "hatch": [OUTCOME_HATCHES[o] for o in outcomes],
@@ -275,9 +273,7 @@ def plot_history_growth(
     the square of the steps. Runs share their first steps, so their lines lie
     on one another; each ends with its run's outcome marker. The cap is drawn.
     """
-    use_chinese_font()
-    fig = Figure(figsize=(8.5, 3.8), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = _figure(8.5, 3.8)
     handles: dict[str, Any] = {}
     for number, (name, run) in enumerate(_named_runs(runs).items()):
         totals = np.cumsum(messages_sent(run))
@@ -326,7 +322,6 @@ def plot_phase_timeline(
     ``extra_spans`` adds rows that are not runs — e.g. the same hang under
     another design — as ``{name: [(phase, start_s, duration_s), ...]}``.
     """
-    use_chinese_font()
     rows = {name: phase_spans(run) for name, run in _named_runs(runs).items()}
     rows.update(extra_spans or {})
     ends = {
@@ -334,8 +329,7 @@ def plot_phase_timeline(
         for name, spans in rows.items()
     }
     names = list(rows)
-    fig = Figure(figsize=(8.5, 0.6 * len(names) + 1.6), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = _figure(8.5, 0.6 * len(names) + 1.6)
     for row, name in enumerate(names):
         for phase, start, length in rows[name]:
             ax.barh(
@@ -390,10 +384,8 @@ def plot_outcome_share(
     ``mark_cap`` draws a line at a cap worth pointing at, named in the legend
     by ``mark_label`` (default "上限 N").
     """
-    use_chinese_font()
     shares = results.groupby("cap")["outcome"].value_counts(normalize=True).unstack(fill_value=0.0)
-    fig = Figure(figsize=(9, 3.8), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = _figure(9, 3.8)
     bottom = pd.Series(0.0, index=shares.index)
     handles: dict[str, Any] = {}
     for outcome in OUTCOMES:
@@ -436,13 +428,11 @@ def plot_steps_at_cap(
     honest task cut off just short of its end is told apart from a runaway.
     Colour and marker give the outcome.
     """
-    use_chinese_font()
     at_cap = results[results["cap"] == cap]
     kinds = [k for k in at_cap["kind"].drop_duplicates()]
     order = ["honest", "recovers", "gives_up", "runaway", "repeater"]
     kinds.sort(key=lambda k: order.index(k) if k in order else len(order))
-    fig = Figure(figsize=(9, 3.9), layout="constrained")
-    ax = fig.subplots()
+    fig, ax = _figure(9, 3.9)
     jitter = np.random.default_rng(0)  # fixed seed: the same picture every time
     labels = []
     for x, kind in enumerate(kinds):
@@ -491,9 +481,7 @@ def plot_cap_tradeoff(
     put the smallest good cap, :func:`agentlab.course.experiments.cap_interval`);
     ``recommended`` draws the cap chosen with a margin as a thick line.
     """
-    use_chinese_font()
-    fig = Figure(figsize=(9, 3.8), layout="constrained")
-    rate_ax = fig.subplots()
+    fig, rate_ax = _figure(9, 3.8)
     waste_ax = rate_ax.twinx()
     (rate,) = rate_ax.plot(
         summary["cap"], summary["completion_rate"], color=BLUISH_GREEN, marker="o", markersize=4

@@ -1,16 +1,11 @@
 """What a page about one run shows, gathered from a ``RunResult`` or from its trace.
 
-A run can be read two ways: from the ``RunResult`` the loop returned (its
-``messages`` and ``tool_results``, enriched with its trace events), or from
-its JSONL trace alone (what an instructor gets from a student). Both are
-turned into the same :class:`RunView` — the header facts, one
-:class:`StepView` per step with its :class:`CallView` tool calls, and the
-phase :class:`Span` s of the timeline — so that ``agentlab.course.display`` draws a
-run and its trace with the same code.
-
-Traces are read in the target schema (``t``, ``call_id``, ``content`` ...) and
-whatever an older trace lacks is simply left out. This module only gathers;
-it draws nothing and writes nothing.
+Both sources, the ``RunResult`` the loop returned (its ``messages`` and
+``tool_results``, enriched with its trace events) and a JSONL trace alone
+(what an instructor gets from a student), become the same :class:`RunView`:
+the header facts, one :class:`StepView` per step with its :class:`CallView`
+tool calls, and the phase :class:`Span` s of the timeline. Whatever a trace
+lacks is left out. This module only gathers; it draws and writes nothing.
 """
 
 from __future__ import annotations
@@ -125,13 +120,9 @@ def events_of(result: Any) -> list[dict[str, Any]]:
         events = [e for e in read_trace(path) if isinstance(e, dict)]
     except (OSError, ValueError):
         return []
-    stop = next((e for e in reversed(events) if e.get("event") == "stop"), None)
-    if stop is None or (stop.get("stop_reason"), stop.get("model_requests")) != (
-        result.stop_reason,
-        result.model_requests,
-    ):
-        return []
-    return events
+    stop = next((e for e in reversed(events) if e.get("event") == "stop"), {})
+    ours = (stop.get("stop_reason"), stop.get("model_requests"))
+    return events if ours == (result.stop_reason, result.model_requests) else []
 
 
 def view_of_result(result: Any) -> RunView:
@@ -382,12 +373,8 @@ class EventIndex:
 
     def end_s(self, fallback: float | None) -> float | None:
         """When the run ended, in seconds from its start (the latest thing known)."""
-        ends = [s.start + s.duration for s in self.spans]
-        stop_t = self.stop.get("t")
-        candidates = [number(stop_t)] if isinstance(stop_t, (int, float)) else []
-        if fallback is not None:
-            candidates.append(number(fallback))
-        return max(candidates + ends) if candidates or ends else None
+        known = [s.start + s.duration for s in self.spans] + [self.stop.get("t"), fallback]
+        return max((number(k) for k in known if k is not None), default=None)
 
 
 def phase_spans(phases: list[dict[str, Any]]) -> list[Span]:
@@ -430,30 +417,21 @@ COUNT_FIELDS = ("step", "attempt", "tokens", "model_requests", "truncated_chars"
 def clean(event: dict[str, Any]) -> dict[str, Any]:
     """``event`` with each known field of its expected type (or ``None``)."""
     out = dict(event)
-    for key in TEXT_FIELDS:
-        if key in out:
-            out[key] = text(out[key])
-    for key in SECONDS_FIELDS:
-        if key in out:
-            out[key] = seconds(out[key])
-    for key in COUNT_FIELDS:
-        if key in out:
-            out[key] = count(out[key])
+    for fields, read in ((TEXT_FIELDS, text), (SECONDS_FIELDS, seconds), (COUNT_FIELDS, count)):
+        for key in fields:
+            if key in out:
+                out[key] = read(out[key])
     if "calls" in out:
+        calls = out["calls"] if isinstance(out["calls"], list) else []
         out["calls"] = [
-            {
-                "id": text(c.get("id")),
-                "name": text(c.get("name")),
-                "arguments": text(c.get("arguments")),
-            }
+            {key: text(c.get(key)) for key in ("id", "name", "arguments")}
             if isinstance(c, dict)
             else text(c)
-            for c in (out["calls"] if isinstance(out["calls"], list) else [])
+            for c in calls
         ]
     if "warnings" in out:
-        out["warnings"] = (
-            [text(w) for w in out["warnings"]] if isinstance(out["warnings"], list) else []
-        )
+        warnings = out["warnings"] if isinstance(out["warnings"], list) else []
+        out["warnings"] = [text(w) for w in warnings]
     for key in ("budget", "process"):
         if key in out and not isinstance(out[key], dict):
             out[key] = None

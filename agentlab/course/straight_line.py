@@ -51,22 +51,8 @@ def straight_line(
     # The hidden assumption: one tool call is all it takes.
     tool_call = reply.tool_calls[0]
     result = tools.call(tool_call.function.name, tool_call.function.arguments)
-    messages.append(
-        {
-            "role": "assistant",
-            "content": reply.content,
-            "tool_calls": [
-                {
-                    "id": tool_call.id,
-                    "type": "function",
-                    "function": {
-                        "name": tool_call.function.name,
-                        "arguments": tool_call.function.arguments,
-                    },
-                }
-            ],
-        }
-    )
+    assistant = {"role": "assistant", "content": reply.content}
+    messages.append(assistant | {"tool_calls": [tool_call.model_dump()]})
     result_text = json.dumps(result, ensure_ascii=False)
     messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": result_text})
     second = client.chat.completions.create(model=model, messages=messages, tools=schemas)

@@ -15,6 +15,7 @@ Timing bounds are generous except where the issue names one (budget +
 
 from __future__ import annotations
 
+import functools
 import multiprocessing.process
 import os
 import time
@@ -23,7 +24,7 @@ import pytest
 
 from agentlab import Budget, run_agent
 from agentlab.clients import ScriptedClient, call, say
-from agentlab.course.faults import _HangIsolated, sleep_for
+from agentlab.course.faults import sleep_for
 from agentlab.i18n import set_language, tr
 from agentlab.tools import Tool, ToolRegistry, ok
 from agentlab.tools.isolation import kill_signal_name, run_in_child, shutdown, start_method
@@ -38,7 +39,7 @@ def localized_word() -> dict:
 
 
 def pause_tool(seconds: float, **options) -> Tool:
-    return Tool("pause", "wait", NO_ARGS, _HangIsolated(seconds), **options)
+    return Tool("pause", "wait", NO_ARGS, functools.partial(sleep_for, seconds), **options)
 
 
 def run(script, tools, budget, tmp_path, **options):
