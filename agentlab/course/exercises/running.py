@@ -154,17 +154,18 @@ def judge(exercise: Exercise, answer: Any, time_limit_s: float = DEFAULT_TIME_LI
     _prepared(exercise)
     read, write = os.pipe()
     # Ctrl-C held back over fork(): raised inside logging's at-fork handlers it would
-    # be printed as "Exception ignored" and lost; after the unblock it is raised here.
+    # be printed as "Exception ignored" and lost. Here it is raised after the unblock;
+    # the copy unblocks it only where it turns it into its reply.
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         with warnings.catch_warnings():  # Python 3.12+ warns of forking with threads: see above
             warnings.simplefilter("ignore", DeprecationWarning)
             pid = os.fork()
+        if pid == 0:
+            os.close(read)
+            _in_the_copy(exercise, answer, time_limit_s, write)
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    if pid == 0:
-        os.close(read)
-        _in_the_copy(exercise, answer, time_limit_s, write)
     os.close(write)
     try:
         reply = _receive(read, time_limit_s + SLACK_S)
@@ -195,6 +196,7 @@ def _in_the_copy(exercise: Exercise, answer: Any, seconds: float, pipe: int) -> 
     try:
         sys.stdout = sys.stderr = io.StringIO()  # nothing from the copy reaches the notebook
         try:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             verdict = _judge(exercise, answer, seconds)
             reply = [verdict.status, verdict.detail]
         except KeyboardInterrupt:  # Ctrl-C in a terminal reaches the copy too
