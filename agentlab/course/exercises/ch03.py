@@ -503,24 +503,25 @@ PREDICT_ABANDON = {
 
 @functools.lru_cache(maxsize=1)
 def abandon_runs() -> tuple[tuple[str, Any], ...]:
-    """Both hanging-tool runs, once per process: each waits out its budget (0.1 s,
-    0.3 s), the isolated one may start the fork server first (``isolation.py``),
-    and what they show does not change between calls."""
-    faults, hanging = fault_tools(hang_seconds=1.0)
+    """Both hanging-tool runs, once per process: each waits out its budget of 1 s (long
+    enough for the scripted model's reply on a busy machine, so the deadline always
+    falls in the tool phase; the isolated one may start the fork server first,
+    ``isolation.py``), and what they show does not change between calls."""
+    faults, hanging = fault_tools(hang_seconds=3.0)
     in_process = run_agent(
         "x",
         client=ScriptedClient([call("hang")]),
         tools=faults,
-        budget=Budget(max_seconds=0.1),
+        budget=Budget(max_seconds=1.0),
         trace_dir=False,
     )
-    # the tool thread may start late on a busy machine; it runs for 1 s once started
+    # the tool thread may start late on a busy machine; it runs for 3 s once started
     still_running = hanging.started.wait(1.0) and not hanging.finished.is_set()
     isolated = run_agent(
         "x",
         client=ScriptedClient([call("hang_isolated")]),
         tools=faults,
-        budget=Budget(max_seconds=0.3),
+        budget=Budget(max_seconds=1.0),
         trace_dir=False,
     )
     record = isolated.tool_results[-1]
