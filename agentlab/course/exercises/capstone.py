@@ -73,8 +73,9 @@ def guarded_loop(
     def answer(tc, result):  # exactly one tool message for every call
         content = json.dumps(result, ensure_ascii=False)
         if max_output_chars is not None and len(content) > max_output_chars:
-            marker = f"…[truncated: {len(content)} characters in all]"
-            content = content[: max_output_chars - len(marker)] + marker
+            room = max_output_chars - len(f"…[截断：删去 {len(content)} 个字符]")  # marker at most
+            kept = content[: max(room, 0)]
+            content = kept + f"…[截断：删去 {len(content) - len(kept)} 个字符]"
         messages.append({"role": "tool", "tool_call_id": tc.id, "content": content})
 
     def not_run(calls, reason):
@@ -263,8 +264,9 @@ def respelled(reply: Reply) -> Reply:
 
 
 def timed(chapter: str) -> tuple[Run, ...]:
-    """Runs against the clock: a hanging model, a hanging tool, both in one run; in
-    chapter 04 also a backoff longer than the time that is left."""
+    """Runs named for what they test, most against the clock: a hanging model, a hanging
+    tool, both in one run; in chapter 04 also a backoff longer than the time that is left,
+    a retry on the last step (a retry is no new step) and a backoff that doubles."""
     hang_tool = call("nap", seconds=1.0)
     runs = [
         Run((Hang(1.0),), {"max_steps": 4, "max_seconds": 0.2}, "model_hangs", ("deadline", 1)),
@@ -279,6 +281,12 @@ def timed(chapter: str) -> tuple[Run, ...]:
     if chapter == "04":
         limits = {"max_steps": 4, "max_seconds": 0.3, "max_retries": 2, "backoff_s": 0.5}
         runs.append(Run((HttpError(429), say("完成")), limits, "long_backoff", ("deadline", 1)))
+        limits = {"max_steps": 1, "max_retries": 1, "backoff_s": 0.0}
+        runs.append(Run((HttpError(429), say("完成")), limits, "retry_last_step", ("answered", 2)))
+        # waits 0.2 s, then 0.4 s: with ~0.3 s left the second no longer fits (0.2 s would)
+        limits = {"max_steps": 2, "max_seconds": 0.5, "max_retries": 2, "backoff_s": 0.2}
+        script = (HttpError(429), HttpError(429), say("完成"))
+        runs.append(Run(script, limits, "backoff_doubles", ("deadline", 2)))
     return tuple(runs)
 
 
