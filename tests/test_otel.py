@@ -51,15 +51,16 @@ def course_run(name: str):
 
 
 # Each scenario: how it is run, and the spans it must give, in order, after the root.
-# "tool:NAME!CODE" is a failed tool call, "chat!TYPE" a failed model request,
+# "tool:NAME!CODE" is a failed tool call, "tool:NAME~CODE" one refused or never run
+# (no execution, so no error), "chat!TYPE" a failed model request,
 # "check" / "check!timeout" the completion check.
 SCENARIOS = {
     "repeated call": (
         course_run("repeat"),
-        "chat tool:same_result chat tool:same_result chat tool:same_result!REPEATED_CALL "
-        "chat tool:same_result!NOT_RUN",
+        "chat tool:same_result chat tool:same_result chat tool:same_result~REPEATED_CALL "
+        "chat tool:same_result~NOT_RUN",
     ),
-    "strict policy": (course_run("strict"), "chat tool:same_result chat tool:same_result!NOT_RUN"),
+    "strict policy": (course_run("strict"), "chat tool:same_result chat tool:same_result~NOT_RUN"),
     "no progress": (course_run("wander"), " ".join(["chat tool:always_fails!UNAVAILABLE"] * 5)),
     "model hangs": (course_run("hung-decide"), "chat!timeout"),
     "tool hangs": (course_run("hung-tool"), "chat tool:hang!TOOL_ABANDONED"),
@@ -85,14 +86,14 @@ SCENARIOS = {
     "alternating polls": (
         course_run("alternate"),
         " ".join(["chat tool:same_result"] * 4)
-        + " chat tool:same_result!REPEATED_CALL chat tool:same_result!REPEATED_CALL",
+        + " chat tool:same_result~REPEATED_CALL chat tool:same_result~REPEATED_CALL",
     ),
     "a tool's own timeout": (course_run("tool-timeout"), "chat tool:check_status!TIMEOUT chat"),
     "truncated output": (course_run("huge"), "chat tool:huge_output chat"),
     "unknown tool": (course_run("unknown-tool"), "chat tool:delete_file!UNKNOWN_TOOL chat"),
     "per-turn cap": (
         course_run("per-turn"),
-        "chat tool:analyze_csv " + "tool:analyze_csv!TOO_MANY_CALLS " * 2 + "chat",
+        "chat tool:analyze_csv " + "tool:analyze_csv~TOO_MANY_CALLS " * 2 + "chat",
     ),
 }
 
@@ -128,7 +129,8 @@ def signature(span: ReadableSpan) -> str:
     else:
         word = "check"
     error_type = span.attributes.get("error.type")
-    return f"{word}!{error_type}" if error_type else word
+    not_run = span.attributes.get("agentlab.tool.not_run")
+    return f"{word}!{error_type}" if error_type else f"{word}~{not_run}" if not_run else word
 
 
 @pytest.mark.parametrize("name", list(SCENARIOS))
@@ -185,7 +187,9 @@ def test_every_fault_scenario_exports_spans_that_follow_the_conventions(name, ex
         assert span.attributes["gen_ai.tool.type"] == "function"
         assert span.attributes["agentlab.step"] == record["step"]
         code = (record["result"].get("error") or {}).get("code")
-        assert span.attributes.get("error.type") == (code if record["status"] == "error" else None)
+        failed = record["status"] == "error" and record["ran"]
+        assert span.attributes.get("error.type") == (code if failed else None)
+        assert span.attributes.get("agentlab.tool.not_run") == (None if record["ran"] else code)
 
     checks = [s for s in children if "gen_ai.operation.name" not in s.attributes]
     assert all(s.name == "completion_check" and s.kind is SpanKind.INTERNAL for s in checks)

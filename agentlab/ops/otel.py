@@ -15,7 +15,9 @@ span                                kind        one per
 
 Names and attributes follow the conventions at :data:`SEMCONV_VERSION` (still
 in development, so pinned; the tracer carries that version's schema URL).
-Course facts with no convention of their own go under ``agentlab.``. A phase
+Course facts with no convention of their own go under ``agentlab.``. A call a
+guard refused or the stop left unrun was no execution: its span carries its code
+in ``agentlab.tool.not_run`` and no ``error.type``. A phase
 spans ``[t - elapsed_s, t]`` after the run's ``started_at``; a trace without
 those times is laid out phase after phase, ending when its file was last
 written (or from :data:`FALLBACK_ORIGIN`).
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..course.run_view import ran
 from ..i18n import tr
 from ..loop.trace import read_trace
 
@@ -181,7 +184,7 @@ def _run_attributes(timeline: Timeline, include_content: bool) -> dict[str, Any]
         "agentlab.steps": stop.get("step"),
         "agentlab.model_requests": stop.get("model_requests"),
         "agentlab.tool_calls": sum(  # executions: a refused or unrun call is none
-            p.event.get("phase") == "tool" and p.event.get("ran", True) for p in timeline.phases
+            p.event.get("phase") == "tool" and ran(p.event) for p in timeline.phases
         ),
         "agentlab.tokens": stop.get("tokens"),
         "agentlab.stream": start.get("stream"),
@@ -240,9 +243,10 @@ def _phase_span(
                 "agentlab.error_class": event.get("error_class"),
                 "agentlab.refused_by": event.get("refused_by"),
                 "agentlab.truncated_chars": event.get("truncated_chars"),
+                "agentlab.tool.not_run": None if ran(event) else event.get("error_code"),
             }
         )
-        if status == "error":
+        if status == "error" and ran(event):  # a call that never ran did not fail
             error = (str(event.get("error_code") or "_OTHER"), None)
         if include_content:
             facts["gen_ai.tool.call.arguments"] = event.get("args")
