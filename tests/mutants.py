@@ -19,6 +19,11 @@ namespace):
   flipped, a text changed, a list one short);
 - a "read" exercise: its reading function mutated as code, then read from the data.
 
+Code the check never runs on the reference (a chapter 03 check never raises an HTTP
+error, so the retry code of a reference shared with chapter 04 never runs) is not
+mutated: no run could tell such a mutant apart (``mutmut --use-coverage`` does the
+same). The lines run are traced once per exercise, in this process.
+
 Each mutant is judged by its exercise's check (``judge``, in a forked copy, as in a
 notebook) and must not pass. A mutant that passes is a survivor: the check misses
 a wrong answer (make the check see it, and name it as a mistake in the unit), or
@@ -39,6 +44,7 @@ import inspect
 import os
 import sys
 import textwrap
+import threading
 import time
 import tomllib
 from collections import Counter
@@ -198,13 +204,67 @@ def _header(statement: ast.AST) -> str:
     return " ".join(ast.unparse(statement).split())
 
 
-def code_mutants(exercise: str, function: Any) -> Iterator[tuple[str, Any]]:
-    """(name, a maker of the mutated function or class) for every mutation of its source."""
+def lines_run(exercise: Any, function: Any) -> set[int]:
+    """The lines of ``function``'s source (1 = its first) that ``exercise``'s check runs
+    when it judges the reference, in this process, threads included."""
+    from agentlab.course.exercises.running import _judge, _prepared
+
+    filename = inspect.getsourcefile(function)
+    lines, first = inspect.getsourcelines(function)
+    seen: set[int] = set()
+
+    def local(frame: Any, event: str, arg: Any) -> Any:
+        if event == "line" and first <= frame.f_lineno < first + len(lines):
+            seen.add(frame.f_lineno - first + 1)
+        return local
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        return local if frame.f_code.co_filename == filename else None
+
+    _prepared(exercise)
+    threading.settrace(tracer)
+    sys.settrace(tracer)
+    try:
+        _judge(exercise, function, 30.0)
+    finally:
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
+    return seen
+
+
+def _statement_run(tree: ast.AST, node: ast.AST, run: set[int]) -> bool:
+    """Did any line of the innermost statement that holds ``node`` run?"""
+    start, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+    if start is None or end is None:
+        return True
+    holders = [
+        statement
+        for statement in ast.walk(tree)
+        if isinstance(statement, ast.stmt)
+        and statement.lineno <= start
+        and end <= (statement.end_lineno or statement.lineno)
+    ]
+    if not holders:
+        return True
+    holder = min(holders, key=lambda s: (s.end_lineno or s.lineno) - s.lineno)
+    return any(line in run for line in range(holder.lineno, (holder.end_lineno or 0) + 1))
+
+
+def code_mutants(
+    exercise: str, function: Any, run: set[int] | None = None
+) -> Iterator[tuple[str, Any]]:
+    """(name, a maker of the mutated function or class) for every mutation of its source
+    on a line in ``run`` (every line when None)."""
     source = textwrap.dedent(inspect.getsource(function))
     tree = ast.parse(source)
     nodes = list(ast.walk(tree))
     made = []
     for index, mutator, variant in _sites(tree):
+        site = nodes[index]
+        if mutator == "statement dropped":  # the site holds the list; this is what goes
+            site = getattr(site, variant[0])[variant[1]]
+        if run is not None and not _statement_run(tree, site, run):
+            continue
         mutated = copy.deepcopy(tree)
         before = _line(tree, index, mutator, variant)
         _mutate(list(ast.walk(mutated))[index], mutator, variant)
@@ -265,7 +325,8 @@ def mutants(exercise: Any) -> Iterator[Mutant]:
         for name, make in prediction_mutants(exercise.reference):
             yield Mutant(exercise.id, name, make)
     else:
-        for name, make in code_mutants(exercise.id, exercise.reference):
+        run = lines_run(exercise, exercise.reference)
+        for name, make in code_mutants(exercise.id, exercise.reference, run):
             yield Mutant(exercise.id, name, make)
 
 

@@ -39,7 +39,7 @@ from ...tools import Tool, ToolRegistry, error, ok
 from .ch03 import NoProgress, SharedDeadline, repeat_key
 from .ch04 import error_class, should_retry
 from .core import Exercise, Judged, Runaway, Verdict, need_callable, passed, shown, wrong
-from .loops import RUNAWAY_AFTER, normalise, runaway_guard
+from .loops import RUNAWAY_AFTER, SYSTEM_PROMPT, describe, normalise, runaway_guard
 from .running import run_student
 from .texts import tr
 
@@ -150,6 +150,7 @@ CALLS = (
     ToolCall("echo", '{"text": '),  # broken JSON
 )
 LOG = ToolCall("log", {})
+FIT_CHARS = 300  # the fits tool's result as JSON (or as str(): the same length), exactly
 LOG_LINES = 40  # the log tool's output: about 500 characters as JSON, with no digit in it
 TASK = "用工具把事情查清楚，然后回答。"
 
@@ -162,6 +163,7 @@ class Run:
     limits: dict[str, Any]
     name: str = ""  # the timed runs' key in exercise.capstone.timed; "" when generated
     expect: tuple[str, int] | None = None  # the timed runs' (stop reason, requests)
+    at_least_s: float = 0.0  # what the backoff waits must add up to
 
     def client(self) -> ScriptedClient:
         script = self.script
@@ -195,6 +197,10 @@ def tools(ran: list[str]) -> ToolRegistry:
         lines = [f"step {chr(ord('a') + i % 26)} ok" for i in range(LOG_LINES)]
         return ok({"log": "\n".join(["LOG-BEGIN", *lines, "LOG-END"])})
 
+    def fits() -> dict[str, Any]:
+        frame = json.dumps(ok("FIT-BEGIN" + "FIT-END"))
+        return ok("FIT-BEGIN" + "f" * (FIT_CHARS - len(frame)) + "FIT-END")
+
     def schema(**types: str) -> dict[str, Any]:
         properties = {name: {"type": kind} for name, kind in types.items()}
         return {"type": "object", "properties": properties, "required": list(types)}
@@ -215,6 +221,7 @@ def tools(ran: list[str]) -> ToolRegistry:
             ),
             Tool("nap", "睡一会儿", schema(seconds="number"), logged("nap", nap)),
             Tool("log", "一份构建日志", schema(), logged("log", log)),
+            Tool("fits", f"正好 {FIT_CHARS} 个字符的结果", schema(), logged("fits", fits)),
         ]
     )
 
@@ -287,7 +294,14 @@ def timed(chapter: str) -> tuple[Run, ...]:
         # waits 0.2 s, then 0.4 s: with ~0.3 s left the second no longer fits (0.2 s would)
         limits = {"max_steps": 2, "max_seconds": 0.5, "max_retries": 2, "backoff_s": 0.2}
         script = (HttpError(429), HttpError(429), say("完成"))
-        runs.append(Run(script, limits, "backoff_doubles", ("deadline", 2)))
+        runs.append(Run(script, limits, "backoff_doubles", ("deadline", 2), at_least_s=0.2))
+        # waits 0.1, 0.2, then 0.4 s with about 0.7 s left: answered; a first wait of 0.2 s,
+        # or a factor of 3, leaves too little for the third; no wait at all is too quick
+        limits = {"max_steps": 1, "max_seconds": 1.0, "max_retries": 3, "backoff_s": 0.1}
+        script = (HttpError(429), HttpError(503), HttpError(429), say("完成"))
+        runs.append(Run(script, limits, "backoff_three", ("answered", 4), at_least_s=0.7))
+        limits = {"max_steps": 2, "max_output_chars": FIT_CHARS}
+        runs.append(Run((call("fits"), say("完成")), limits, "exact_fit", ("answered", 2)))
     return tuple(runs)
 
 
@@ -361,6 +375,12 @@ def _judge_run(answer: Any, run: Run, name: str) -> None:
     limit_s = run.limits.get("max_seconds")
     if limit_s is not None and elapsed > limit_s + SLACK_S:
         raise fail("past_deadline", limit=limit_s, slack=SLACK_S)
+    if elapsed < run.at_least_s:
+        raise fail("too_quick", seconds=run.at_least_s, got=f"{elapsed:.2f}")
+    problem = _shape_problem(client.requests) if client.requests else None
+    if problem:
+        key, fields = problem
+        raise Judged(wrong(tr("exercise.capstone.breaks", run=name, detail=tr(key, **fields))))
     histories = [("return", messages)] + [(r.number, r.messages) for r in client.requests]
     for where, history in histories:
         problem = _pairing_problem(history)
@@ -410,6 +430,33 @@ def _pairing_problem(history: Any) -> tuple[str, str] | None:
     return ("unanswered", str(pending[0])) if pending else None
 
 
+def _shape_problem(requests: Any) -> tuple[str, dict[str, Any]] | None:
+    """(catalog key, fields) for the first message a real service would refuse or misread:
+    a system prompt with text, then the task; tool calls spelled as the API spells them;
+    every message with a role, every tool message with a content."""
+    first = [normalise(m) for m in requests[0].messages]
+    if not first or first[0]["role"] != "system":
+        return "exercise.loop.no_system", {"got": describe(first[0] if first else None)}
+    if first[0]["content"] != SYSTEM_PROMPT:
+        return "exercise.loop.system_no_text", {"got": shown(first[0]["content"])}
+    if first[1:2] != [{"role": "user", "content": TASK}]:
+        return "exercise.loop.no_task", {}
+    for request in requests:
+        n = request.number
+        for message in (normalise(m) for m in request.messages):
+            if message["role"] is None:
+                got = shown(message.get("value", message), 80)
+                return "exercise.capstone.no_role", {"n": n, "got": got}
+            if message["role"] == "tool" and message["content"] is None:
+                call_id = message.get("tool_call_id")
+                return "exercise.capstone.tool_no_content", {"n": n, "id": call_id}
+            for c in message.get("tool_calls", []):
+                odd = "not_a_dict" in c or "arguments_not_str" in c or c["type"] != "function"
+                if odd or None in (c["id"], c["name"]):
+                    return "exercise.capstone.call_shape", {"n": n, "got": shown(c, 80)}
+    return None
+
+
 def _check_cuts(messages: Any, limit: int | None, logs: int, fail: Callable[..., Judged]) -> None:
     """Tool messages within ``limit``; a cut log says so; without a limit, logs whole."""
     contents = [
@@ -419,6 +466,8 @@ def _check_cuts(messages: Any, limit: int | None, logs: int, fail: Callable[...,
     for text in texts:
         if limit is not None and len(text) > limit:
             raise fail("too_long", length=len(text), limit=limit)
+    if any("FIT-BEGIN" in t and MARKER.search(t) for t in texts):
+        raise fail("cut_fitting", limit=limit, length=FIT_CHARS)
     shown_logs = [t for t in texts if "LOG-BEGIN" in t]
     if len(shown_logs) < logs:
         raise fail("log_lost", count=logs, shown=len(shown_logs))
