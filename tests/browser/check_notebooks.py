@@ -88,11 +88,13 @@ CELL_STATE_JS = """() => {
   return cells.map((cell, i) => {
     const code = cell.classList.contains('jp-CodeCell');
     const prompt = code ? (cell.querySelector('.jp-InputPrompt')?.textContent || '') : '';
+    // a code cell whose source is folded shows a placeholder, and no execution count
+    const folded = !!cell.querySelector('.jp-InputPlaceholder');
     const bad = [...cell.querySelectorAll('.jp-OutputArea-output')].filter(o =>
       ['application/vnd.jupyter.stderr', 'application/vnd.jupyter.error']
         .includes(o.getAttribute('data-mime-type')));
     const source = (cell.querySelector('.cm-content')?.innerText || '').trim().split('\\n')[0];
-    return {index: i + 1, code, prompt: prompt.trim(), source,
+    return {index: i + 1, code, folded, prompt: prompt.trim(), source,
             errors: bad.map(o => o.innerText.trim().split('\\n').slice(-1)[0].slice(0, 200))};
   });
 }"""
@@ -123,7 +125,7 @@ def run_all(page: Page, lab: Lab, notebook: str, folder: str = "notebooks") -> l
     deadline = time.monotonic() + RUN_TIMEOUT_S
     while time.monotonic() < deadline:
         cells = page.evaluate(CELL_STATE_JS)
-        code = [c for c in cells if c["code"]]
+        code = [c for c in cells if c["code"] and not c["folded"]]  # folded: no count shown
         finished = all(re.fullmatch(r"\[\d+\]:", c["prompt"]) for c in code)
         if finished and page.locator(idle).count():
             return cells
