@@ -94,8 +94,11 @@ def keep_changed(stored, fresh, rules: list[tuple[re.Pattern[str], str]], every:
     for old, new in zip(stored.cells, fresh.cells, strict=True):
         if old.cell_type != "code":
             continue
-        if not every and masked(coalesced(old.outputs), rules) == masked(
-            coalesced(new.outputs), rules
+        never_run = old.execution_count is None  # nbval would compare nothing for it
+        if (
+            not every
+            and not never_run
+            and masked(coalesced(old.outputs), rules) == masked(coalesced(new.outputs), rules)
         ):
             continue
         old.outputs, old.execution_count = new.outputs, new.execution_count

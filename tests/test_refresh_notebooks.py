@@ -46,3 +46,13 @@ def test_new_outputs_keep_the_cells_metadata():
     assert keep_changed(stored, fresh, maskers(), every=False) == 1
     assert stored.cells[0].outputs == fresh.cells[0].outputs
     assert stored.cells[0].metadata == folded
+
+
+def test_a_cell_stored_without_an_execution_count_gets_one():
+    """A cell with no output and no count was never run: nbval compares nothing for it."""
+    stored = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    fresh = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    fresh.cells[0].execution_count = 7
+    assert keep_changed(stored, fresh, maskers(), every=False) == 1
+    assert stored.cells[0].execution_count == 7
+    assert keep_changed(stored, fresh, maskers(), every=False) == 0  # now it has one
