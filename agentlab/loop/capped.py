@@ -44,10 +44,8 @@ def capped_loop(
     model: str = MODEL,
     system_prompt: str = SYSTEM_PROMPT,
 ) -> CappedResult:
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system_prompt},
-        {"role": "user", "content": task},
-    ]
+    question = {"role": "user", "content": task}
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}, question]
     last_results: list[dict[str, Any]] = []  # the tool results of the latest step
     steps = 0
     while steps < max_steps:  # the cap is checked before every request

@@ -90,10 +90,8 @@ def guarded_loop(
     def left() -> float | None:  # the one deadline: what remains of it
         return None if deadline is None else max(0.0, deadline - time.monotonic())
 
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": system_prompt},
-        {"role": "user", "content": task},
-    ]
+    question = {"role": "user", "content": task}
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system_prompt}, question]
     calls_seen: dict[str, int] = {}  # repeat key -> how often it was asked for
     results_seen: set[str] = set()  # what the tools have told the run so far
     no_progress = steps = requests = 0
